@@ -1,0 +1,45 @@
+// Jest runs TypeScript through swc as CommonJS. Pepr's CJS build require()s the ESM-only
+// kubernetes-fluent-client, so those packages are transformed too (research/pepr.md §5).
+const esmPackages = [
+  "kubernetes-fluent-client",
+  "@kubernetes/client-node",
+  "jose",
+  "oauth4webapi",
+  "openid-client",
+  "rfc4648",
+  "jsonpath-plus",
+  "@jsep-plugin",
+  "jsep",
+  "uuid",
+  "@marcbachmann/cel-js",
+  "pepr/src",
+];
+
+const shared = {
+  testEnvironment: "node",
+  transform: {
+    "^.+\\.[cm]?[tj]s$": [
+      "@swc/jest",
+      {
+        jsc: { target: "es2022", parser: { syntax: "typescript" } },
+        module: { type: "commonjs" },
+      },
+    ],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmPackages.join("|")})/)`],
+  setupFiles: ["<rootDir>/test/setup-env.cjs"],
+};
+
+module.exports = {
+  projects: [
+    { ...shared, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.ts"] },
+    {
+      ...shared,
+      displayName: "e2e",
+      testMatch: ["<rootDir>/test/e2e/**/*.test.ts"],
+      globalSetup: "<rootDir>/test/e2e/global-setup.ts",
+      globalTeardown: "<rootDir>/test/e2e/global-teardown.ts",
+      testTimeout: 120000,
+    },
+  ],
+};

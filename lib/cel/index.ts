@@ -1,0 +1,9 @@
+export { environmentFor } from "./template-environment";
+export type { ExpressionScope, TargetKind } from "./template-environment";
+export {
+  checkTemplateExpression,
+  evaluateTemplateExpression,
+  toCelObject,
+  TemplateExpressionError,
+} from "./template-expression";
+export type { CelObject, TemplateInputs } from "./template-expression";
