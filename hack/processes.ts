@@ -23,6 +23,12 @@ export function freePort(): Promise<number> {
   });
 }
 
+const running = new Set<ChildProcess>();
+// A crashed or exiting parent must not leave an apiserver behind: kill what is still running.
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
 /**
  * Starts a long-running child with its output in `<logDir>/<name>.log` (the terminal stays
  * readable; the logs are there when something fails). stop() sends SIGTERM, then SIGKILL.
@@ -37,7 +43,13 @@ export function startProcess(
   const logFile = join(logDir, `${name}.log`);
   const fd = openSync(logFile, "a");
   const child = spawn(command, args, { env, stdio: ["ignore", fd, fd] });
-  const exited = new Promise<void>(res => child.once("exit", () => res()));
+  running.add(child);
+  const exited = new Promise<void>(res =>
+    child.once("exit", () => {
+      running.delete(child);
+      res();
+    }),
+  );
   return {
     name,
     child,

@@ -3,7 +3,7 @@
 // esbuild ships with pepr; packages stay external so the one copy of kubernetes-fluent-client
 // in node_modules is shared (tsx would load a second copy: research/pepr.md §5).
 import { build } from "esbuild";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequire } from "node:module";
@@ -39,5 +39,6 @@ await build({
   outfile,
   logLevel: "warning",
 });
+process.once("exit", () => rmSync(outfile, { force: true }));
 process.argv = [process.argv[0], outfile, ...args];
 createRequire(pathToFileURL(outfile))(outfile);

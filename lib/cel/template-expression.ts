@@ -58,8 +58,8 @@ function unavailableRepository(expression: string, scope: ExpressionScope): bool
 }
 
 const REPOSITORY_HINT =
-  "`repository` is not available here: the downstream repository is loaded from this " +
-  "expression's result (use repoDefault or target instead)";
+  "`repository` is not available here (the downstream repository is loaded from this " +
+  "expression's result, so use repoDefault or target)";
 
 /**
  * Parses and type-checks an expression against the template variables. Returns the problem
@@ -78,7 +78,7 @@ export function checkTemplateExpression(
   if (!result.valid) {
     const problem = describe(result.error, expression);
     return unavailableRepository(expression, scope) && problem.startsWith("Unknown variable")
-      ? `${REPOSITORY_HINT}; ${problem}`
+      ? `${REPOSITORY_HINT}: ${problem}`
       : problem;
   }
   if (result.type !== "string") {

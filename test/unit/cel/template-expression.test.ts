@@ -38,7 +38,7 @@ describe("checkTemplateExpression", () => {
 
   it("explains why repository is unknown in downstream.repoExpr", () => {
     expect(checkTemplateExpression("repository.name", repoExpr)).toMatch(
-      /^`repository` is not available here: .*; Unknown variable: repository \(column 1\)$/,
+      /^`repository` is not available here \(.*\): Unknown variable: repository \(column 1\)$/,
     );
   });
 });

@@ -1,0 +1,37 @@
+import { PeprValidateRequest } from "pepr";
+import { isDeepStrictEqual } from "node:util";
+import type { KubernetesObject } from "kubernetes-fluent-client";
+
+type ValidateResponse = ReturnType<PeprValidateRequest<KubernetesObject>["Approve"]>;
+
+interface WithSpec extends KubernetesObject {
+  spec?: unknown;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Turns a pure rule set into a Pepr validator that denies with every problem, joined by "; ".
+ * It never throws: Pepr reports a thrown error as "Action failed with error: {}".
+ * Updates that leave the spec alone are admitted, so an object created while the webhook was
+ * down can still get finalizers removed and be deleted (the controller reports its problems).
+ */
+export function denyProblems<T extends WithSpec>(
+  rules: (spec: T["spec"]) => string[],
+): (req: PeprValidateRequest<T>) => ValidateResponse {
+  return req => {
+    try {
+      const old = req.OldResource as WithSpec | undefined;
+      if (req.Raw.metadata?.deletionTimestamp) return req.Approve();
+      if (req.Request.operation === "UPDATE" && isDeepStrictEqual(old?.spec, req.Raw.spec)) {
+        return req.Approve();
+      }
+      const problems = rules(req.Raw.spec);
+      return problems.length === 0 ? req.Approve() : req.Deny(problems.join("; "));
+    } catch (error) {
+      return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
+    }
+  };
+}

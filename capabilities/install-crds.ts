@@ -1,0 +1,35 @@
+import { K8s, kind, Log } from "pepr";
+import { crdManifests } from "../crd-types";
+
+const ESTABLISHED_TIMEOUT_MS = 60_000;
+
+async function established(name: string): Promise<boolean> {
+  const crd = await K8s(kind.CustomResourceDefinition).Get(name);
+  return (crd.status?.conditions ?? []).some(c => c.type === "Established" && c.status === "True");
+}
+
+async function waitEstablished(name: string): Promise<void> {
+  const deadline = Date.now() + ESTABLISHED_TIMEOUT_MS;
+  while (!(await established(name))) {
+    if (Date.now() > deadline) throw new Error(`CRD ${name} not Established after 60s`);
+    await new Promise(r => setTimeout(r, 500));
+  }
+}
+
+/**
+ * Installs (server-side applies) the module's CRDs, so `npx pepr deploy` alone yields a working
+ * install, and waits until the API serves them: the watches start right after.
+ */
+export async function installCustomResourceDefinitions(): Promise<void> {
+  for (const crd of crdManifests) {
+    const name = crd.metadata.name;
+    try {
+      await K8s(kind.CustomResourceDefinition).Apply(crd, { force: true });
+    } catch (error) {
+      // Without permission to write CRDs (a scoped install) the ones installed by hand still work.
+      Log.warn({ crd: name, error }, "could not apply CRD; using the installed one if present");
+    }
+    await waitEstablished(name);
+  }
+  Log.info(`CRDs established: ${crdManifests.map(c => c.metadata.name).join(", ")}`);
+}

@@ -1,0 +1,27 @@
+import { Capability, Log, PeprModule } from "pepr";
+import { installCustomResourceDefinitions } from "./install-crds";
+
+type PackageJSON = ConstructorParameters<typeof PeprModule>[0];
+
+const isBuild = () => process.env.PEPR_MODE === "build";
+const runsControllers = () => process.env.PEPR_WATCH_MODE === "true" || process.env.PEPR_MODE === "dev";
+
+/**
+ * Starts the module. The controllers' process installs the CRDs before Pepr starts its watches
+ * (a watch on a kind the API does not serve yet crash-loops). PORCH_PEPR_PORT moves the HTTPS
+ * port from Pepr's 3000, so the admission and controller processes can share a host locally.
+ */
+export function startModule(cfg: PackageJSON, capabilities: Capability[]): void {
+  if (isBuild()) {
+    new PeprModule(cfg, capabilities);
+    return;
+  }
+  const port = Number(process.env.PORCH_PEPR_PORT ?? 3000);
+  const ready = runsControllers() ? installCustomResourceDefinitions() : Promise.resolve();
+  ready
+    .then(() => new PeprModule(cfg, capabilities, { deferStart: true }).start(port))
+    .catch(error => {
+      Log.error({ error }, "porch-pepr failed to start");
+      process.exit(1);
+    });
+}

@@ -1,0 +1,76 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ensureBinaries } from "./cluster/build";
+import { ControlPlane, kubectl, startControlPlane } from "./cluster/control-plane";
+import { binDir, repoRoot } from "./cluster/paths";
+import { ensureModuleBuilt } from "./module/build";
+import { RunningModule, startModule } from "./module/runner";
+import { Steps } from "./progress";
+
+/** The embedded default: a real control plane with the module running against it. */
+export interface Environment {
+  kubeconfig: string;
+  stateDir: string;
+  controlPlane: ControlPlane;
+  module: RunningModule;
+  stop(): Promise<void>;
+}
+
+export interface EnvironmentOptions {
+  /** dev keeps its state in .local/ for inspection; test and bench use a temp dir. */
+  purpose: "dev" | "test" | "bench";
+}
+
+function stateDirFor(purpose: EnvironmentOptions["purpose"]): string {
+  if (purpose !== "dev") return mkdtempSync(join(tmpdir(), `porch-pepr-${purpose}-`));
+  const dir = join(repoRoot, ".local", "env");
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Installs the CRDs and waits until the API serves them. */
+function installCrds(kubeconfig: string): void {
+  kubectl(kubeconfig, ["apply", "--server-side", "-f", join(repoRoot, "crds")]);
+  kubectl(kubeconfig, [
+    "wait", "--for=condition=Established", "--timeout=60s", "-f", join(repoRoot, "crds"),
+  ]);
+}
+
+export async function startEnvironment(options: EnvironmentOptions): Promise<Environment> {
+  const steps = new Steps(7);
+  const stateDir = stateDirFor(options.purpose);
+  steps.step("Kubernetes binaries (cached after the first build)");
+  await ensureBinaries();
+  // Tests and users get the kubectl that matches the control plane.
+  process.env.PATH = `${binDir()}:${process.env.PATH ?? ""}`;
+  const controlPlane = await startControlPlane(
+    stateDir,
+    kubeconfig => {
+      steps.step("installing the CRDs");
+      installCrds(kubeconfig);
+    },
+    what => steps.step(what),
+  );
+  try {
+    steps.step("building the module if its sources changed");
+    ensureModuleBuilt();
+    steps.step("starting the module (admission webhook and controllers)");
+    const module = await startModule(controlPlane.kubeconfig, controlPlane.certs, join(stateDir, "logs"));
+    return {
+      kubeconfig: controlPlane.kubeconfig,
+      stateDir,
+      controlPlane,
+      module,
+      async stop() {
+        await module.stop();
+        await controlPlane.stop();
+        if (options.purpose !== "dev") rmSync(stateDir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await controlPlane.stop();
+    throw e;
+  }
+}

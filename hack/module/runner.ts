@@ -1,0 +1,111 @@
+import { readFileSync } from "node:fs";
+import { get } from "node:https";
+import { parseAllDocuments } from "yaml";
+import { peprStoreCRD } from "pepr/src/lib/assets/store";
+import { kubectl } from "../cluster/control-plane";
+import { CertFiles } from "../cluster/certs";
+import { freePort, Managed, startProcess, waitFor } from "../processes";
+import { moduleBundle, moduleManifest } from "./build";
+
+export interface RunningModule {
+  admission: Managed;
+  watcher: Managed;
+  /** Restarts the watcher (the controllers): tests use it to interrupt reconciles. */
+  restartWatcher(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface WebhookConfiguration {
+  kind: string;
+  webhooks: { clientConfig: { caBundle?: string; url?: string; service?: { path?: string } } }[];
+}
+
+/**
+ * The webhook configurations `pepr build` generated, pointed at https://localhost:<port>
+ * instead of the in-cluster Service: same rules, same failure policy, our CA.
+ */
+function localWebhooks(port: number, caCert: string): { configs: WebhookConfiguration[]; apiPath: string } {
+  const docs = parseAllDocuments(readFileSync(moduleManifest, "utf8")).map(
+    d => d.toJSON() as { kind?: string },
+  );
+  const configs = docs.filter(
+    d => d.kind === "MutatingWebhookConfiguration" || d.kind === "ValidatingWebhookConfiguration",
+  ) as WebhookConfiguration[];
+  let apiPath = "";
+  for (const config of configs) {
+    for (const hook of config.webhooks) {
+      const path = hook.clientConfig.service?.path ?? "";
+      apiPath = path.split("/").pop() ?? apiPath;
+      hook.clientConfig = {
+        url: `https://localhost:${port}${path}`,
+        caBundle: readFileSync(caCert).toString("base64"),
+      };
+    }
+  }
+  return { configs, apiPath };
+}
+
+function healthy(port: number, ca: Buffer): Promise<boolean> {
+  return new Promise(resolve => {
+    get(`https://localhost:${port}/healthz`, { ca }, res => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    }).on("error", () => resolve(false));
+  });
+}
+
+/**
+ * Runs the built module the way `npx pepr deploy` runs it, as host processes: one admission
+ * server (the webhook) and one watcher (the controllers), each its own Node process.
+ */
+export async function startModule(
+  kubeconfig: string,
+  certs: CertFiles,
+  logDir: string,
+): Promise<RunningModule> {
+  const [admissionPort, watcherPort] = [await freePort(), await freePort()];
+  const { configs, apiPath } = localWebhooks(admissionPort, certs.caCert);
+  const objects = [
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: "pepr-system" } },
+    peprStoreCRD,
+    ...configs,
+  ];
+  kubectl(kubeconfig, ["apply", "--server-side", "--force-conflicts", "-f", "-"], JSON.stringify({
+    apiVersion: "v1",
+    kind: "List",
+    items: objects,
+  }));
+
+  const env = (watch: boolean, port: number): NodeJS.ProcessEnv => ({
+    ...process.env,
+    KUBECONFIG: kubeconfig,
+    PEPR_WATCH_MODE: String(watch),
+    PEPR_API_PATH: apiPath,
+    PORCH_PEPR_PORT: String(port),
+    SSL_KEY_PATH: certs.webhookKey,
+    SSL_CERT_PATH: certs.webhookCert,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+    PEPR_PRETTY_LOGS: "false",
+  });
+  const ca = readFileSync(certs.caCert);
+  const start = async (watch: boolean): Promise<Managed> => {
+    const port = watch ? watcherPort : admissionPort;
+    const name = watch ? "module-watcher" : "module-admission";
+    const proc = startProcess(name, process.execPath, [moduleBundle], logDir, env(watch, port));
+    await waitFor(`${name} /healthz`, () => healthy(port, ca), 60_000, proc);
+    return proc;
+  };
+
+  const running: RunningModule = {
+    admission: await start(false),
+    watcher: await start(true),
+    async restartWatcher() {
+      await running.watcher.stop();
+      running.watcher = await start(true);
+    },
+    async stop() {
+      await Promise.all([running.watcher.stop(), running.admission.stop()]);
+    },
+  };
+  return running;
+}

@@ -1,0 +1,6 @@
+export { validatePackageVariant } from "./package-variant";
+export { validatePackageVariantSet } from "./package-variant-set";
+export { parseRevision, formatRevision } from "./revision";
+export type { RevisionSelector } from "./revision";
+export { RESERVED_CONTEXT_KEYS } from "./common";
+export { isDns1123Label } from "./kubernetes-names";

@@ -1,0 +1,92 @@
+import { createNamespace, kubectl, kubectlOk } from "../support/kubectl";
+import { loadExamples } from "../support/examples";
+
+// Admission through the real API server and the real Pepr webhook (module started by global setup).
+let ns: string;
+beforeAll(() => {
+  ns = createNamespace("e2e-admission");
+});
+afterAll(() => {
+  kubectl(["delete", "namespace", ns, "--wait=false"]);
+});
+
+const examples = [...loadExamples("packagevariant"), ...loadExamples("packagevariantset")];
+
+describe.each(examples.filter(e => e.file.startsWith("invalid-")).map(e => [e.file, e] as const))(
+  "invalid example %s",
+  (_file, example) => {
+    it("is denied by the webhook, naming every problem", () => {
+      const result = kubectl(["apply", "--dry-run=server", "-n", ns, "-f", example.path]);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr).toContain('admission webhook "pepr-porch-pepr.pepr.dev" denied the request');
+      for (const text of example.expected) expect(result.stderr).toContain(text);
+    });
+  },
+);
+
+describe.each(examples.filter(e => !e.file.startsWith("invalid-")).map(e => [e.file, e] as const))(
+  "valid example %s",
+  (_file, example) => {
+    it("is admitted", () => {
+      const result = kubectl(["apply", "--dry-run=server", "-n", ns, "-f", example.path]);
+      expect(result.stderr).toBe("");
+      expect(result.stdout).toContain("created (server dry run)");
+    });
+  },
+);
+
+describe("the schema", () => {
+  const pv = (spec: string) => `apiVersion: config.porch.kpt.dev/v1alpha1
+kind: PackageVariant
+metadata:
+  name: schema-check
+spec:
+${spec}`;
+
+  it("rejects a wrong type", () => {
+    const result = kubectl(
+      ["apply", "--dry-run=server", "-n", ns, "-f", "-"],
+      pv("  upstream: {repo: b, package: p, revision: 1}\n  downstream: {repo: d, package: p}\n  labels: [a, b]\n"),
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/spec\.labels: Invalid value: "array": spec\.labels in body must be of type object/);
+  });
+
+  it("rejects an unknown field", () => {
+    const result = kubectl(
+      ["apply", "--dry-run=server", "-n", ns, "-f", "-"],
+      pv("  upstream: {repo: b, package: p, revision: 1}\n  downstream: {repo: d, package: p}\n  adoptPolicy: adoptExisting\n"),
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('unknown field "spec.adoptPolicy"');
+  });
+
+  it("rejects a PackageRevision with two sources (CEL rule in the CRD)", () => {
+    const result = kubectl(
+      ["apply", "--dry-run=server", "-n", ns, "-f", "-"],
+      `apiVersion: porch.kpt.dev/v1alpha2
+kind: PackageRevision
+metadata:
+  name: blueprints.x.ws
+spec:
+  packageName: x
+  repository: blueprints
+  workspaceName: ws
+  lifecycle: Draft
+  source:
+    init: {description: x}
+    copyFrom: {name: blueprints.x.v1}
+`,
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("exactly one of init, cloneFrom, copyFrom, or upgrade must be set");
+  });
+
+  it("explains the API with kubectl explain", () => {
+    const out = kubectlOk(["explain", "packagevariantset.spec.targets"]);
+    expect(out).toContain("Each target must set exactly one of repositories");
+    expect(out).toMatch(/repositorySelector\s+<Object>/);
+    const pv = kubectlOk(["explain", "packagevariant.spec.upstream.revision"]);
+    expect(pv).toContain("latest");
+  });
+});
