@@ -4,7 +4,8 @@ import { installCustomResourceDefinitions } from "./install-crds";
 type PackageJSON = ConstructorParameters<typeof PeprModule>[0];
 
 const isBuild = () => process.env.PEPR_MODE === "build";
-const runsControllers = () => process.env.PEPR_WATCH_MODE === "true" || process.env.PEPR_MODE === "dev";
+const runsControllers = () =>
+  process.env.PEPR_WATCH_MODE === "true" || process.env.PEPR_MODE === "dev";
 
 /**
  * Starts the module. The controllers' process installs the CRDs before Pepr starts its watches

@@ -34,7 +34,11 @@ function stateDirFor(purpose: EnvironmentOptions["purpose"]): string {
 function installCrds(kubeconfig: string): void {
   kubectl(kubeconfig, ["apply", "--server-side", "-f", join(repoRoot, "crds")]);
   kubectl(kubeconfig, [
-    "wait", "--for=condition=Established", "--timeout=60s", "-f", join(repoRoot, "crds"),
+    "wait",
+    "--for=condition=Established",
+    "--timeout=60s",
+    "-f",
+    join(repoRoot, "crds"),
   ]);
 }
 
@@ -57,7 +61,11 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     steps.step("building the module if its sources changed");
     ensureModuleBuilt();
     steps.step("starting the module (admission webhook and controllers)");
-    const module = await startModule(controlPlane.kubeconfig, controlPlane.certs, join(stateDir, "logs"));
+    const module = await startModule(
+      controlPlane.kubeconfig,
+      controlPlane.certs,
+      join(stateDir, "logs"),
+    );
     return {
       kubeconfig: controlPlane.kubeconfig,
       stateDir,

@@ -3,7 +3,16 @@
 // objects themselves so the module can install them without reading files at runtime.
 // Usage: node hack/run-ts.mjs hack/gen-crd-types.ts   (or `npm run gen:crd-types`)
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { parse } from "yaml";
@@ -23,7 +32,10 @@ interface CrdInfo {
 
 function readCrd(file: string): CrdInfo {
   const manifest: unknown = parse(readFileSync(join(crdDir, file), "utf8"));
-  const crd = manifest as { kind?: string; spec?: { names?: { kind?: string }; versions?: { name: string }[] } };
+  const crd = manifest as {
+    kind?: string;
+    spec?: { names?: { kind?: string }; versions?: { name: string }[] };
+  };
   const kind = crd.spec?.names?.kind;
   const versions = crd.spec?.versions ?? [];
   if (crd.kind !== "CustomResourceDefinition" || !kind || versions.length !== 1) {
@@ -38,17 +50,24 @@ function runGenerator(crd: CrdInfo, scratch: string): string {
   const run = spawnSync(generatorBin, ["crd", join(crdDir, crd.file), dir], { encoding: "utf8" });
   const out = join(dir, `${crd.kind.toLowerCase()}-${crd.version}.ts`);
   if (run.status !== 0 || !existsSync(out)) {
-    throw new Error(`kubernetes-fluent-client failed for crds/${crd.file}:\n${run.stdout}\n${run.stderr}`);
+    throw new Error(
+      `kubernetes-fluent-client failed for crds/${crd.file}:\n${run.stdout}\n${run.stderr}`,
+    );
   }
   return readFileSync(out, "utf8");
 }
 
 /** TS enums reject plain string literals; a const object plus a union type accepts both forms. */
 function enumsToConstObjects(source: string): string {
-  return source.replace(/export enum (\w+) \{\n([\s\S]*?)\n\}/g, (_all, name: string, body: string) => {
-    const members = body.split("\n").map(line => line.replace(/^(\s*)([\w"]+) = (".*?"),?$/, "$1$2: $3,"));
-    return `export const ${name} = {\n${members.join("\n")}\n} as const;\nexport type ${name} = (typeof ${name})[keyof typeof ${name}];`;
-  });
+  return source.replace(
+    /export enum (\w+) \{\n([\s\S]*?)\n\}/g,
+    (_all, name: string, body: string) => {
+      const members = body
+        .split("\n")
+        .map(line => line.replace(/^(\s*)([\w"]+) = (".*?"),?$/, "$1$2: $3,"));
+      return `export const ${name} = {\n${members.join("\n")}\n} as const;\nexport type ${name} = (typeof ${name})[keyof typeof ${name}];`;
+    },
+  );
 }
 
 /** Fixes what the generator gets wrong for our use; each step asserts it did its job. */
@@ -67,7 +86,11 @@ function postProcess(source: string, crd: CrdInfo): string {
   // date-time fields arrive from the API server as RFC 3339 strings, never as Date objects.
   out = out.replace(/^(\s*\w+\??:\s*)Date(\[\])?;$/gm, "$1string$2;");
   out = enumsToConstObjects(out);
-  const leftovers = [/declare metadata\?: \{ \[key: string\]: any \}/, /:\s*Date\b/, /export enum /];
+  const leftovers = [
+    /declare metadata\?: \{ \[key: string\]: any \}/,
+    /:\s*Date\b/,
+    /export enum /,
+  ];
   for (const leftover of leftovers) {
     if (leftover.test(out)) throw new Error(`crds/${crd.file}: post-processing left ${leftover}`);
   }
@@ -76,7 +99,10 @@ function postProcess(source: string, crd: CrdInfo): string {
 
 /** Finds the interface names the generator picked for the class's spec and status. */
 function specAndStatusTypes(source: string, kind: string): { spec: string; status: string } {
-  const body = source.match(new RegExp(`export class ${kind} extends GenericKind \\{([\\s\\S]*?)\\n\\}`))?.[1] ?? "";
+  const body =
+    source.match(
+      new RegExp(`export class ${kind} extends GenericKind \\{([\\s\\S]*?)\\n\\}`),
+    )?.[1] ?? "";
   const spec = body.match(/^\s*spec\?: (\w+);$/m)?.[1];
   const status = body.match(/^\s*status\?: (\w+);$/m)?.[1];
   if (!spec || !status) throw new Error(`${kind}: generated class has no spec/status type`);
@@ -93,9 +119,14 @@ function indexSource(crds: CrdInfo[], sources: Map<string, string>): string {
     const mod = moduleName(crd);
     const { spec, status } = specAndStatusTypes(sources.get(mod) ?? "", crd.kind);
     lines.push(`export { ${crd.kind} } from "./${mod}";`);
-    lines.push(`export type { ${spec} as ${crd.kind}Spec, ${status} as ${crd.kind}Status } from "./${mod}";`);
+    lines.push(
+      `export type { ${spec} as ${crd.kind}Spec, ${status} as ${crd.kind}Status } from "./${mod}";`,
+    );
   }
-  lines.push(`export { crdManifests } from "./manifests";`, `export type { CrdManifest, JsonValue } from "./manifests";`);
+  lines.push(
+    `export { crdManifests } from "./manifests";`,
+    `export type { CrdManifest, JsonValue } from "./manifests";`,
+  );
   return `${lines.join("\n")}\n`;
 }
 
@@ -135,7 +166,11 @@ ${items}
 function removeStale(keep: Set<string>): void {
   for (const file of readdirSync(outDir)) {
     const path = join(outDir, file);
-    if (file.endsWith(".ts") && !keep.has(file) && readFileSync(path, "utf8").startsWith(generatedMark)) {
+    if (
+      file.endsWith(".ts") &&
+      !keep.has(file) &&
+      readFileSync(path, "utf8").startsWith(generatedMark)
+    ) {
       unlinkSync(path);
     }
   }
@@ -149,7 +184,8 @@ function main(): void {
   const scratch = mkdtempSync(join(tmpdir(), "gen-crd-types-"));
   const sources = new Map<string, string>();
   try {
-    for (const crd of crds) sources.set(moduleName(crd), postProcess(runGenerator(crd, scratch), crd));
+    for (const crd of crds)
+      sources.set(moduleName(crd), postProcess(runGenerator(crd, scratch), crd));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

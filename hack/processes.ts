@@ -74,10 +74,14 @@ export async function waitFor(
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (proc && proc.child.exitCode !== null) {
-      throw new Error(`${what}: ${proc.name} exited with ${proc.child.exitCode}; see ${proc.logFile}`);
+      throw new Error(
+        `${what}: ${proc.name} exited with ${proc.child.exitCode}; see ${proc.logFile}`,
+      );
     }
     if (await probe().catch(() => false)) return;
     await new Promise(r => setTimeout(r, 250));
   }
-  throw new Error(`${what}: not ready after ${timeoutMs / 1000}s${proc ? `; see ${proc.logFile}` : ""}`);
+  throw new Error(
+    `${what}: not ready after ${timeoutMs / 1000}s${proc ? `; see ${proc.logFile}` : ""}`,
+  );
 }

@@ -23,7 +23,12 @@ export function ldflags(): string {
     `-X ${pkg}.gitMinor=${minor}`,
     `-X ${pkg}.gitTreeState=clean`,
   ];
-  return ["-s", "-w", ...stamp("k8s.io/component-base/version"), ...stamp("k8s.io/client-go/pkg/version")].join(" ");
+  return [
+    "-s",
+    "-w",
+    ...stamp("k8s.io/component-base/version"),
+    ...stamp("k8s.io/client-go/pkg/version"),
+  ].join(" ");
 }
 
 function missingComponents(): string[] {

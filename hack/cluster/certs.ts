@@ -24,7 +24,13 @@ function ecKey(path: string): void {
 }
 
 /** Issues a leaf certificate signed by the CA; `extensions` is an OpenSSL v3 extension section. */
-function issue(dir: string, name: string, subject: string, extensions: string, ca: CertFiles): void {
+function issue(
+  dir: string,
+  name: string,
+  subject: string,
+  extensions: string,
+  ca: CertFiles,
+): void {
   const key = join(dir, `${name}.key`);
   const csr = join(dir, `${name}.csr`);
   const ext = join(dir, `${name}.ext`);
@@ -32,8 +38,22 @@ function issue(dir: string, name: string, subject: string, extensions: string, c
   openssl(["req", "-new", "-key", key, "-subj", subject, "-out", csr]);
   writeFileSync(ext, extensions);
   openssl([
-    "x509", "-req", "-in", csr, "-CA", ca.caCert, "-CAkey", ca.caKey, "-CAcreateserial",
-    "-days", "365", "-sha256", "-extfile", ext, "-out", join(dir, `${name}.crt`),
+    "x509",
+    "-req",
+    "-in",
+    csr,
+    "-CA",
+    ca.caCert,
+    "-CAkey",
+    ca.caKey,
+    "-CAcreateserial",
+    "-days",
+    "365",
+    "-sha256",
+    "-extfile",
+    ext,
+    "-out",
+    join(dir, `${name}.crt`),
   ]);
 }
 
@@ -61,9 +81,22 @@ export function writeCerts(dir: string): CertFiles {
   };
   ecKey(files.caKey);
   openssl([
-    "req", "-x509", "-new", "-key", files.caKey, "-subj", "/CN=porch-pepr-local-ca",
-    "-days", "365", "-sha256", "-addext", "basicConstraints=critical,CA:TRUE",
-    "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-out", files.caCert,
+    "req",
+    "-x509",
+    "-new",
+    "-key",
+    files.caKey,
+    "-subj",
+    "/CN=porch-pepr-local-ca",
+    "-days",
+    "365",
+    "-sha256",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+    "-out",
+    files.caCert,
   ]);
   issue(
     dir,

@@ -63,7 +63,10 @@ function writeKubeconfig(path: string, server: string, certs: CertFiles): void {
   renameSync(`${path}.tmp`, path);
 }
 
-async function startEtcd(stateDir: string, logDir: string): Promise<{ proc: Managed; url: string }> {
+async function startEtcd(
+  stateDir: string,
+  logDir: string,
+): Promise<{ proc: Managed; url: string }> {
   const [client, peer] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${client}`;
   const peerUrl = `http://127.0.0.1:${peer}`;

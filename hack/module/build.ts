@@ -19,13 +19,20 @@ function newestMtime(path: string): number {
 export function ensureModuleBuilt(): void {
   const bundleTime = existsSync(moduleBundle) ? statSync(moduleBundle).mtimeMs : 0;
   const sourceTime = Math.max(
-    ...sources.map(s => join(repoRoot, s)).filter(existsSync).map(newestMtime),
+    ...sources
+      .map(s => join(repoRoot, s))
+      .filter(existsSync)
+      .map(newestMtime),
   );
   if (bundleTime > sourceTime && existsSync(moduleManifest)) return;
   log("building the Pepr module (npx pepr build)");
   const result = spawnSync("npx", ["pepr", "build"], { cwd: repoRoot, encoding: "utf8" });
   // pepr build exits 0 even when tsc fails (research/pepr.md §1): trust only the bundle.
-  if (result.status !== 0 || !existsSync(moduleBundle) || statSync(moduleBundle).mtimeMs <= bundleTime) {
+  if (
+    result.status !== 0 ||
+    !existsSync(moduleBundle) ||
+    statSync(moduleBundle).mtimeMs <= bundleTime
+  ) {
     throw new Error(`npx pepr build failed:\n${result.stdout}\n${result.stderr}`);
   }
 }

@@ -24,7 +24,10 @@ interface WebhookConfiguration {
  * The webhook configurations `pepr build` generated, pointed at https://localhost:<port>
  * instead of the in-cluster Service: same rules, same failure policy, our CA.
  */
-function localWebhooks(port: number, caCert: string): { configs: WebhookConfiguration[]; apiPath: string } {
+function localWebhooks(
+  port: number,
+  caCert: string,
+): { configs: WebhookConfiguration[]; apiPath: string } {
   const docs = parseAllDocuments(readFileSync(moduleManifest, "utf8")).map(
     d => d.toJSON() as { kind?: string },
   );
@@ -70,11 +73,15 @@ export async function startModule(
     peprStoreCRD,
     ...configs,
   ];
-  kubectl(kubeconfig, ["apply", "--server-side", "--force-conflicts", "-f", "-"], JSON.stringify({
-    apiVersion: "v1",
-    kind: "List",
-    items: objects,
-  }));
+  kubectl(
+    kubeconfig,
+    ["apply", "--server-side", "--force-conflicts", "-f", "-"],
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "List",
+      items: objects,
+    }),
+  );
 
   const env = (watch: boolean, port: number): NodeJS.ProcessEnv => ({
     ...process.env,

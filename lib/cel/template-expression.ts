@@ -120,7 +120,9 @@ export function evaluateTemplateExpression(
     throw new TemplateExpressionError(describe(error, expression));
   }
   if (typeof value !== "string") {
-    throw new TemplateExpressionError(`must evaluate to a string, but evaluated to ${typeof value}`);
+    throw new TemplateExpressionError(
+      `must evaluate to a string, but evaluated to ${typeof value}`,
+    );
   }
   return value;
 }

@@ -36,7 +36,9 @@ export function packageContextProblems(
       problems.push(invalid(`${path}.data`, context.data, `must not contain the key "${key}"`));
     }
     if (context?.removeKeys?.includes(key)) {
-      problems.push(invalid(`${path}.removeKeys`, context.removeKeys, `must not contain the key "${key}"`));
+      problems.push(
+        invalid(`${path}.removeKeys`, context.removeKeys, `must not contain the key "${key}"`),
+      );
     }
   }
   return problems;
@@ -65,7 +67,9 @@ export function pipelineProblems(
   path: string,
 ): string[] {
   return [
-    ...(pipeline?.validators ?? []).flatMap((f, i) => functionProblems(f, `${path}.validators[${i}]`)),
+    ...(pipeline?.validators ?? []).flatMap((f, i) =>
+      functionProblems(f, `${path}.validators[${i}]`),
+    ),
     ...(pipeline?.mutators ?? []).flatMap((f, i) => functionProblems(f, `${path}.mutators[${i}]`)),
   ];
 }

@@ -17,7 +17,8 @@ function packageNameProblems(names: string[] | undefined, path: string): string[
 
 function repositoriesProblems(target: Target, path: string): string[] {
   if (target.repositories === undefined) return [];
-  if (target.repositories.length === 0) return [`${path}.repositories must not be an empty list if specified`];
+  if (target.repositories.length === 0)
+    return [`${path}.repositories must not be an empty list if specified`];
   return target.repositories.flatMap((repo, j) => [
     ...(repo.name ? [] : [`${path}.repositories[${j}].name cannot be empty`]),
     ...packageNameProblems(repo.packageNames, `${path}.repositories[${j}].packageNames`),
@@ -25,12 +26,17 @@ function repositoriesProblems(target: Target, path: string): string[] {
 }
 
 function selectorProblems(target: Target, path: string): string[] {
-  const problems = packageNameProblems(target.repositorySelector?.packageNames, `${path}.repositorySelector.packageNames`);
+  const problems = packageNameProblems(
+    target.repositorySelector?.packageNames,
+    `${path}.repositorySelector.packageNames`,
+  );
   const selector = target.objectSelector;
   if (selector) {
     if (!selector.apiVersion) problems.push(`${path}.objectSelector.apiVersion cannot be empty`);
     if (!selector.kind) problems.push(`${path}.objectSelector.kind cannot be empty`);
-    problems.push(...packageNameProblems(selector.packageNames, `${path}.objectSelector.packageNames`));
+    problems.push(
+      ...packageNameProblems(selector.packageNames, `${path}.objectSelector.packageNames`),
+    );
   }
   return problems;
 }
@@ -42,13 +48,18 @@ function targetProblems(target: Target, i: number): string[] {
   );
   const problems = [...repositoriesProblems(target, path), ...selectorProblems(target, path)];
   if (selectors.length !== 1) {
-    problems.push(`${path} must specify one of \`repositories\`, \`repositorySelector\`, or \`objectSelector\``);
+    problems.push(
+      `${path} must specify one of \`repositories\`, \`repositorySelector\`, or \`objectSelector\``,
+    );
   }
   if (!target.template) return problems;
   // `target` is {repo, package} for a repository list and the selected object otherwise.
   const targetKind: TargetKind = target.repositories !== undefined ? "repositories" : "selector";
   const template = target.template as PackageVariantTemplate;
-  return [...problems, ...templateProblems(template, `${path}.template`, { targetKind, withRepository: true })];
+  return [
+    ...problems,
+    ...templateProblems(template, `${path}.template`, { targetKind, withRepository: true }),
+  ];
 }
 
 /**
@@ -58,6 +69,7 @@ function targetProblems(target: Target, i: number): string[] {
 export function validatePackageVariantSet(spec: PackageVariantSetSpec | undefined): string[] {
   const s = spec ?? {};
   const problems = upstreamProblems(s.upstream, "spec.upstream", missing);
-  if (!s.targets || s.targets.length === 0) problems.push("must specify at least one item in spec.targets");
+  if (!s.targets || s.targets.length === 0)
+    problems.push("must specify at least one item in spec.targets");
   return [...problems, ...(s.targets ?? []).flatMap(targetProblems)];
 }

@@ -17,7 +17,8 @@ function downstreamProblems(downstream: PackageVariantSpec["downstream"]): strin
   if (!downstream.repo) problems.push(missing("spec.downstream.repo"));
   if (!downstream.package) problems.push(missing("spec.downstream.package"));
   const pathProblem = downstream.package ? packagePathProblem(downstream.package) : undefined;
-  if (pathProblem) problems.push(invalid("spec.downstream.package", downstream.package, pathProblem));
+  if (pathProblem)
+    problems.push(invalid("spec.downstream.package", downstream.package, pathProblem));
   return problems;
 }
 

@@ -12,7 +12,9 @@ export function parseRevision(value: unknown): RevisionSelector {
   if (value === undefined || value === null || value === "") return { kind: "unset" };
   if (value === "latest") return { kind: "latest" };
   if (typeof value === "number") {
-    return Number.isInteger(value) && value > 0 ? { kind: "number", revision: value } : { kind: "invalid", value };
+    return Number.isInteger(value) && value > 0
+      ? { kind: "number", revision: value }
+      : { kind: "invalid", value };
   }
   if (typeof value === "string") {
     const match = /^v?([1-9][0-9]{0,8})$/.exec(value);

@@ -38,36 +38,66 @@ export interface PackageVariantTemplate {
     removeKeyExprs?: string[];
   };
   pipeline?: { validators?: FunctionTemplate[]; mutators?: FunctionTemplate[] };
-  injectors?: { group?: string; version?: string; kind?: string; name?: string; nameExpr?: string }[];
+  injectors?: {
+    group?: string;
+    version?: string;
+    kind?: string;
+    name?: string;
+    nameExpr?: string;
+  }[];
 }
 
-function celProblems(expression: string | undefined, path: string, scope: ExpressionScope): string[] {
+function celProblems(
+  expression: string | undefined,
+  path: string,
+  scope: ExpressionScope,
+): string[] {
   if (expression === undefined) return [];
   const problem = checkTemplateExpression(expression, scope);
   return problem ? [`${path}: ${problem}`] : [];
 }
 
-function mapExprProblems(entries: MapExpr[] | undefined, path: string, scope: ExpressionScope): string[] {
+function mapExprProblems(
+  entries: MapExpr[] | undefined,
+  path: string,
+  scope: ExpressionScope,
+): string[] {
   return (entries ?? []).flatMap((e, j) => {
     const at = `${path}[${j}]`;
     const problems: string[] = [];
-    if (e.key !== undefined && e.keyExpr !== undefined) problems.push(`${at} may specify only one of \`key\` and \`keyExpr\``);
-    if (e.key === undefined && e.keyExpr === undefined) problems.push(`${at} must specify either \`key\` or \`keyExpr\``);
-    if (e.value !== undefined && e.valueExpr !== undefined) problems.push(`${at} may specify only one of \`value\` and \`valueExpr\``);
-    if (e.value === undefined && e.valueExpr === undefined) problems.push(`${at} must specify either \`value\` or \`valueExpr\``);
-    return [...problems, ...celProblems(e.keyExpr, `${at}.keyExpr`, scope), ...celProblems(e.valueExpr, `${at}.valueExpr`, scope)];
+    if (e.key !== undefined && e.keyExpr !== undefined)
+      problems.push(`${at} may specify only one of \`key\` and \`keyExpr\``);
+    if (e.key === undefined && e.keyExpr === undefined)
+      problems.push(`${at} must specify either \`key\` or \`keyExpr\``);
+    if (e.value !== undefined && e.valueExpr !== undefined)
+      problems.push(`${at} may specify only one of \`value\` and \`valueExpr\``);
+    if (e.value === undefined && e.valueExpr === undefined)
+      problems.push(`${at} must specify either \`value\` or \`valueExpr\``);
+    return [
+      ...problems,
+      ...celProblems(e.keyExpr, `${at}.keyExpr`, scope),
+      ...celProblems(e.valueExpr, `${at}.valueExpr`, scope),
+    ];
   });
 }
 
-function downstreamProblems(t: PackageVariantTemplate, path: string, scope: ExpressionScope): string[] {
+function downstreamProblems(
+  t: PackageVariantTemplate,
+  path: string,
+  scope: ExpressionScope,
+): string[] {
   const d = t.downstream;
   if (!d) return [];
   const problems: string[] = [];
   if (d.repo !== undefined && d.repoExpr !== undefined) {
-    problems.push(`${path} may specify only one of \`downstream.repo\` and \`downstream.repoExpr\``);
+    problems.push(
+      `${path} may specify only one of \`downstream.repo\` and \`downstream.repoExpr\``,
+    );
   }
   if (d.package !== undefined && d.packageExpr !== undefined) {
-    problems.push(`${path} may specify only one of \`downstream.package\` and \`downstream.packageExpr\``);
+    problems.push(
+      `${path} may specify only one of \`downstream.package\` and \`downstream.packageExpr\``,
+    );
   }
   const pathProblem = d.package ? packagePathProblem(d.package) : undefined;
   if (pathProblem) problems.push(invalid(`${path}.downstream.package`, d.package, pathProblem));
@@ -93,16 +123,26 @@ function policyProblems(t: PackageVariantTemplate, path: string): string[] {
   return problems;
 }
 
-function injectorProblems(t: PackageVariantTemplate, path: string, scope: ExpressionScope): string[] {
+function injectorProblems(
+  t: PackageVariantTemplate,
+  path: string,
+  scope: ExpressionScope,
+): string[] {
   return (t.injectors ?? []).flatMap((inj, i) => {
     const at = `${path}.injectors[${i}]`;
-    if (inj.name !== undefined && inj.nameExpr !== undefined) return [`${at} may specify only one of \`name\` and \`nameExpr\``];
-    if (!inj.name && inj.nameExpr === undefined) return [`${at} must specify either \`name\` or \`nameExpr\``];
+    if (inj.name !== undefined && inj.nameExpr !== undefined)
+      return [`${at} may specify only one of \`name\` and \`nameExpr\``];
+    if (!inj.name && inj.nameExpr === undefined)
+      return [`${at} must specify either \`name\` or \`nameExpr\``];
     return celProblems(inj.nameExpr, `${at}.nameExpr`, scope);
   });
 }
 
-function pipelineProblems(t: PackageVariantTemplate, path: string, scope: ExpressionScope): string[] {
+function pipelineProblems(
+  t: PackageVariantTemplate,
+  path: string,
+  scope: ExpressionScope,
+): string[] {
   const each = (fns: FunctionTemplate[] | undefined, list: string) =>
     (fns ?? []).flatMap((f, i) => [
       ...functionProblems(f, `${path}.pipeline.${list}[${i}]`),
@@ -111,17 +151,27 @@ function pipelineProblems(t: PackageVariantTemplate, path: string, scope: Expres
   return [...each(t.pipeline?.validators, "validators"), ...each(t.pipeline?.mutators, "mutators")];
 }
 
-function packageContextTemplateProblems(t: PackageVariantTemplate, path: string, scope: ExpressionScope): string[] {
+function packageContextTemplateProblems(
+  t: PackageVariantTemplate,
+  path: string,
+  scope: ExpressionScope,
+): string[] {
   const ctx = t.packageContext;
   return [
     ...packageContextProblems(ctx, `${path}.packageContext`),
     ...mapExprProblems(ctx?.dataExprs, `${path}.packageContext.dataExprs`, scope),
-    ...(ctx?.removeKeyExprs ?? []).flatMap((e, i) => celProblems(e, `${path}.packageContext.removeKeyExprs[${i}]`, scope)),
+    ...(ctx?.removeKeyExprs ?? []).flatMap((e, i) =>
+      celProblems(e, `${path}.packageContext.removeKeyExprs[${i}]`, scope),
+    ),
   ];
 }
 
 /** Every problem of one target's template, CEL expressions parsed and type-checked included. */
-export function templateProblems(t: PackageVariantTemplate, path: string, scope: ExpressionScope): string[] {
+export function templateProblems(
+  t: PackageVariantTemplate,
+  path: string,
+  scope: ExpressionScope,
+): string[] {
   return [
     ...policyProblems(t, path),
     ...downstreamProblems(t, path, scope),

@@ -18,7 +18,13 @@ export function revisionProblems(upstream: UpstreamFields, path: string): string
   const revision = parseRevision(upstream.revision);
   const hasWorkspace = Boolean(upstream.workspaceName);
   if (revision.kind === "invalid") {
-    return [invalid(`${path}.revision`, upstream.revision, 'must be a positive integer, "v<N>" or "latest"')];
+    return [
+      invalid(
+        `${path}.revision`,
+        upstream.revision,
+        'must be a positive integer, "v<N>" or "latest"',
+      ),
+    ];
   }
   if (revision.kind === "unset" && !hasWorkspace) {
     return [`either ${path}.revision or ${path}.workspaceName must be specified`];

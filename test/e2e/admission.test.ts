@@ -18,7 +18,9 @@ describe.each(examples.filter(e => e.file.startsWith("invalid-")).map(e => [e.fi
     it("is denied by the webhook, naming every problem", () => {
       const result = kubectl(["apply", "--dry-run=server", "-n", ns, "-f", example.path]);
       expect(result.code).not.toBe(0);
-      expect(result.stderr).toContain('admission webhook "pepr-porch-pepr.pepr.dev" denied the request');
+      expect(result.stderr).toContain(
+        'admission webhook "pepr-porch-pepr.pepr.dev" denied the request',
+      );
       for (const text of example.expected) expect(result.stderr).toContain(text);
     });
   },
@@ -46,16 +48,22 @@ ${spec}`;
   it("rejects a wrong type", () => {
     const result = kubectl(
       ["apply", "--dry-run=server", "-n", ns, "-f", "-"],
-      pv("  upstream: {repo: b, package: p, revision: 1}\n  downstream: {repo: d, package: p}\n  labels: [a, b]\n"),
+      pv(
+        "  upstream: {repo: b, package: p, revision: 1}\n  downstream: {repo: d, package: p}\n  labels: [a, b]\n",
+      ),
     );
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toMatch(/spec\.labels: Invalid value: "array": spec\.labels in body must be of type object/);
+    expect(result.stderr).toMatch(
+      /spec\.labels: Invalid value: "array": spec\.labels in body must be of type object/,
+    );
   });
 
   it("rejects an unknown field", () => {
     const result = kubectl(
       ["apply", "--dry-run=server", "-n", ns, "-f", "-"],
-      pv("  upstream: {repo: b, package: p, revision: 1}\n  downstream: {repo: d, package: p}\n  adoptPolicy: adoptExisting\n"),
+      pv(
+        "  upstream: {repo: b, package: p, revision: 1}\n  downstream: {repo: d, package: p}\n  adoptPolicy: adoptExisting\n",
+      ),
     );
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('unknown field "spec.adoptPolicy"');
@@ -79,7 +87,9 @@ spec:
 `,
     );
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain("exactly one of init, cloneFrom, copyFrom, or upgrade must be set");
+    expect(result.stderr).toContain(
+      "exactly one of init, cloneFrom, copyFrom, or upgrade must be set",
+    );
   });
 
   it("explains the API with kubectl explain", () => {

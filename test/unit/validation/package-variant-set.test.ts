@@ -8,11 +8,18 @@ function spec(targets: unknown[], up: unknown = upstream): PackageVariantSetSpec
 }
 
 const repoTarget = (template?: unknown) => ({ repositories: [{ name: "cluster-01" }], template });
-const selectorTarget = (template?: unknown) => ({ repositorySelector: { matchLabels: { env: "prod" } }, template });
+const selectorTarget = (template?: unknown) => ({
+  repositorySelector: { matchLabels: { env: "prod" } },
+  template,
+});
 
 describe("validatePackageVariantSet", () => {
   it.each<[string, PackageVariantSetSpec | undefined, string[]]>([
-    ["no spec", undefined, ["spec.upstream is a required field", "must specify at least one item in spec.targets"]],
+    [
+      "no spec",
+      undefined,
+      ["spec.upstream is a required field", "must specify at least one item in spec.targets"],
+    ],
     [
       "upstream fields",
       spec([repoTarget()], {}),
@@ -26,12 +33,18 @@ describe("validatePackageVariantSet", () => {
     [
       "no selector",
       spec([{}]),
-      ["spec.targets[0] must specify one of `repositories`, `repositorySelector`, or `objectSelector`"],
+      [
+        "spec.targets[0] must specify one of `repositories`, `repositorySelector`, or `objectSelector`",
+      ],
     ],
     [
       "two selectors",
-      spec([{ repositories: [{ name: "a" }], objectSelector: { apiVersion: "v1", kind: "ConfigMap" } }]),
-      ["spec.targets[0] must specify one of `repositories`, `repositorySelector`, or `objectSelector`"],
+      spec([
+        { repositories: [{ name: "a" }], objectSelector: { apiVersion: "v1", kind: "ConfigMap" } },
+      ]),
+      [
+        "spec.targets[0] must specify one of `repositories`, `repositorySelector`, or `objectSelector`",
+      ],
     ],
     [
       "empty repository list and names",
@@ -45,7 +58,10 @@ describe("validatePackageVariantSet", () => {
     [
       "object selector without apiVersion and kind",
       spec([{ objectSelector: { matchLabels: { a: "b" } } }]),
-      ["spec.targets[0].objectSelector.apiVersion cannot be empty", "spec.targets[0].objectSelector.kind cannot be empty"],
+      [
+        "spec.targets[0].objectSelector.apiVersion cannot be empty",
+        "spec.targets[0].objectSelector.kind cannot be empty",
+      ],
     ],
     [
       "selector package names",
@@ -64,7 +80,11 @@ describe("validatePackageVariantSet", () => {
     ],
     [
       "both static and expression",
-      spec([repoTarget({ downstream: { repo: "a", repoExpr: "'a'", package: "b", packageExpr: "'b'" } })]),
+      spec([
+        repoTarget({
+          downstream: { repo: "a", repoExpr: "'a'", package: "b", packageExpr: "'b'" },
+        }),
+      ]),
       [
         "spec.targets[0].template may specify only one of `downstream.repo` and `downstream.repoExpr`",
         "spec.targets[0].template may specify only one of `downstream.package` and `downstream.packageExpr`",
@@ -95,7 +115,11 @@ describe("validatePackageVariantSet", () => {
     ],
     [
       "functions",
-      spec([repoTarget({ pipeline: { validators: [{ name: "v" }], mutators: [{ image: "i", name: "a.b" }] } })]),
+      spec([
+        repoTarget({
+          pipeline: { validators: [{ name: "v" }], mutators: [{ image: "i", name: "a.b" }] },
+        }),
+      ]),
       [
         "spec.targets[0].template.pipeline.validators[0].image must not be empty",
         "spec.targets[0].template.pipeline.mutators[0].name must not contain '.'",
@@ -104,7 +128,9 @@ describe("validatePackageVariantSet", () => {
     [
       "reserved context keys in a template",
       spec([repoTarget({ packageContext: { data: { "package-path": "x" } } })]),
-      ['spec.targets[0].template.packageContext.data: Invalid value: {"package-path":"x"}: must not contain the key "package-path"'],
+      [
+        'spec.targets[0].template.packageContext.data: Invalid value: {"package-path":"x"}: must not contain the key "package-path"',
+      ],
     ],
   ])("%s", (_name, s, expected) => {
     expect(validatePackageVariantSet(s)).toEqual(expected);
@@ -113,24 +139,66 @@ describe("validatePackageVariantSet", () => {
   describe("CEL expressions are parsed and type-checked with the field path", () => {
     const at = "spec.targets[0].template";
     it.each<[string, unknown, string]>([
-      ["repoExpr syntax", { downstream: { repoExpr: "target.name +" } }, `${at}.downstream.repoExpr: Unexpected token: EOF (column 14)`],
-      ["unknown variable", { downstream: { packageExpr: "cluster.name" } }, `${at}.downstream.packageExpr: Unknown variable: cluster (column 1)`],
-      ["unknown field", { labelExprs: [{ key: "a", valueExpr: "target.spec" }] }, `${at}.labelExprs[0].valueExpr: No such key: spec (column 8)`],
-      ["non-string", { annotationExprs: [{ keyExpr: "1", value: "v" }] }, `${at}.annotationExprs[0].keyExpr: must evaluate to a string, but evaluates to int`],
-      ["context data", { packageContext: { dataExprs: [{ key: "a", valueExpr: "true" }] } }, `${at}.packageContext.dataExprs[0].valueExpr: must evaluate to a string, but evaluates to bool`],
-      ["remove keys", { packageContext: { removeKeyExprs: ["nope"] } }, `${at}.packageContext.removeKeyExprs[0]: Unknown variable: nope (column 1)`],
-      ["injector", { injectors: [{ nameExpr: "repository.labels['a'] +" }] }, `${at}.injectors[0].nameExpr: Unexpected token: EOF (column 25)`],
-      ["function config", { pipeline: { mutators: [{ image: "i", configMapExprs: [{ key: "k", valueExpr: "upstream.spec" }] }] } }, `${at}.pipeline.mutators[0].configMapExprs[0].valueExpr: No such key: spec (column 10)`],
+      [
+        "repoExpr syntax",
+        { downstream: { repoExpr: "target.name +" } },
+        `${at}.downstream.repoExpr: Unexpected token: EOF (column 14)`,
+      ],
+      [
+        "unknown variable",
+        { downstream: { packageExpr: "cluster.name" } },
+        `${at}.downstream.packageExpr: Unknown variable: cluster (column 1)`,
+      ],
+      [
+        "unknown field",
+        { labelExprs: [{ key: "a", valueExpr: "target.spec" }] },
+        `${at}.labelExprs[0].valueExpr: No such key: spec (column 8)`,
+      ],
+      [
+        "non-string",
+        { annotationExprs: [{ keyExpr: "1", value: "v" }] },
+        `${at}.annotationExprs[0].keyExpr: must evaluate to a string, but evaluates to int`,
+      ],
+      [
+        "context data",
+        { packageContext: { dataExprs: [{ key: "a", valueExpr: "true" }] } },
+        `${at}.packageContext.dataExprs[0].valueExpr: must evaluate to a string, but evaluates to bool`,
+      ],
+      [
+        "remove keys",
+        { packageContext: { removeKeyExprs: ["nope"] } },
+        `${at}.packageContext.removeKeyExprs[0]: Unknown variable: nope (column 1)`,
+      ],
+      [
+        "injector",
+        { injectors: [{ nameExpr: "repository.labels['a'] +" }] },
+        `${at}.injectors[0].nameExpr: Unexpected token: EOF (column 25)`,
+      ],
+      [
+        "function config",
+        {
+          pipeline: {
+            mutators: [{ image: "i", configMapExprs: [{ key: "k", valueExpr: "upstream.spec" }] }],
+          },
+        },
+        `${at}.pipeline.mutators[0].configMapExprs[0].valueExpr: No such key: spec (column 10)`,
+      ],
     ])("%s", (_name, template, expected) => {
       expect(validatePackageVariantSet(spec([selectorTarget(template)]))).toEqual([expected]);
     });
 
     it("rejects repository in repoExpr but accepts it everywhere else", () => {
       const problems = validatePackageVariantSet(
-        spec([selectorTarget({ downstream: { repoExpr: "repository.name", packageExpr: "repository.name" } })]),
+        spec([
+          selectorTarget({
+            downstream: { repoExpr: "repository.name", packageExpr: "repository.name" },
+          }),
+        ]),
       );
       expect(problems).toHaveLength(1);
-      expect(problems[0]).toMatch(/^spec\.targets\[0\]\.template\.downstream\.repoExpr: `repository` is not available here/);
+      expect(problems[0]).toMatch(
+        /^spec\.targets\[0\]\.template\.downstream\.repoExpr: `repository` is not available here/,
+      );
     });
 
     it("types target by the kind of target", () => {

@@ -16,11 +16,18 @@ describe("validatePackageVariant", () => {
   });
 
   it.each<[string, PackageVariantSpec | undefined, string[]]>([
-    ["no spec", undefined, ["missing required field spec.upstream", "missing required field spec.downstream"]],
+    [
+      "no spec",
+      undefined,
+      ["missing required field spec.upstream", "missing required field spec.downstream"],
+    ],
     [
       "missing package names",
       withSpec({ upstream: { repo: "b", revision: 1 }, downstream: { repo: "d" } }),
-      ["missing required field spec.upstream.package", "missing required field spec.downstream.package"],
+      [
+        "missing required field spec.upstream.package",
+        "missing required field spec.downstream.package",
+      ],
     ],
     [
       "missing repos",
@@ -37,14 +44,18 @@ describe("validatePackageVariant", () => {
       withSpec({ upstream: { repo: "b", package: "p", revision: "v2", workspaceName: "ws" } }),
       ["spec.upstream may specify only one of `revision` and `workspaceName`"],
     ],
-    ...[0, -1, 1.5, "v0", "V2", "2.0", "newest", ""].filter(v => v !== "").map(
-      v =>
-        [
-          `revision ${JSON.stringify(v)}`,
-          withSpec({ upstream: { repo: "b", package: "p", revision: v } }),
-          [`spec.upstream.revision: Invalid value: ${JSON.stringify(v)}: must be a positive integer, "v<N>" or "latest"`],
-        ] as [string, PackageVariantSpec, string[]],
-    ),
+    ...[0, -1, 1.5, "v0", "V2", "2.0", "newest", ""]
+      .filter(v => v !== "")
+      .map(
+        v =>
+          [
+            `revision ${JSON.stringify(v)}`,
+            withSpec({ upstream: { repo: "b", package: "p", revision: v } }),
+            [
+              `spec.upstream.revision: Invalid value: ${JSON.stringify(v)}: must be a positive integer, "v<N>" or "latest"`,
+            ],
+          ] as [string, PackageVariantSpec, string[]],
+      ),
     [
       "invalid policies",
       withSpec({ adoptionPolicy: "invalid", deletionPolicy: "invalid" }),
@@ -71,7 +82,10 @@ describe("validatePackageVariant", () => {
       withSpec({
         pipeline: {
           validators: [{ name: "no-image" }],
-          mutators: [{ image: "set-labels", name: "a.b" }, { image: "x", exec: "./fn" }],
+          mutators: [
+            { image: "set-labels", name: "a.b" },
+            { image: "x", exec: "./fn" },
+          ],
         },
       }),
       [
@@ -84,7 +98,7 @@ describe("validatePackageVariant", () => {
       "label syntax",
       withSpec({ labels: { "bad key": "v", ok: "bad value!" }, annotations: { "a/b/c": "x" } }),
       [
-        'spec.labels: Invalid value: "bad key": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character',
+        "spec.labels: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
         "spec.labels[ok]: Invalid value: \"bad value!\": a valid label value must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
         "spec.annotations: Invalid value: \"a/b/c\": a qualified name must consist of at most one '/'",
       ],
@@ -101,7 +115,9 @@ describe("validatePackageVariant", () => {
   });
 
   it.each([1, 42, "7", "v3", "latest"])("accepts revision %j", revision => {
-    expect(validatePackageVariant(withSpec({ upstream: { repo: "b", package: "p", revision } }))).toEqual([]);
+    expect(
+      validatePackageVariant(withSpec({ upstream: { repo: "b", package: "p", revision } })),
+    ).toEqual([]);
   });
 
   it("accepts a workspaceName instead of a revision, nested package paths and exec functions", () => {

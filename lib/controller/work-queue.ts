@@ -1,0 +1,130 @@
+/**
+ * A level-triggered work queue in the manner of client-go's: keys, not events, are queued, so
+ * a burst of events for one object coalesces into one reconcile that reads current state; a key
+ * is never processed twice at once; a failure is retried with capped exponential backoff (Pepr's
+ * Reconcile has no retry); a reconcile may ask to run again after a delay.
+ */
+export interface ReconcileResult {
+  /** Run this key again after so many milliseconds (e.g. polling an external system). */
+  requeueAfterMs?: number;
+}
+
+export type Reconciler = (key: string) => Promise<ReconcileResult | void>;
+
+export interface WorkQueueOptions {
+  /** Keys reconciled at the same time (different keys; one key is never concurrent). */
+  concurrency: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Called when a reconcile throws; the key is retried after `retryInMs`. */
+  onError?: (key: string, error: unknown, retryInMs: number) => void;
+}
+
+export const defaultQueueOptions: WorkQueueOptions = {
+  concurrency: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 5 * 60_000,
+};
+
+export class WorkQueue {
+  readonly #queue: string[] = [];
+  readonly #queued = new Set<string>();
+  readonly #processing = new Set<string>();
+  /** Keys added again while being processed: they run once more afterwards. */
+  readonly #dirty = new Set<string>();
+  readonly #failures = new Map<string, number>();
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+  #active = 0;
+  #stopped = false;
+  readonly #idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly reconcile: Reconciler,
+    private readonly options: WorkQueueOptions = defaultQueueOptions,
+  ) {}
+
+  add(key: string): void {
+    if (this.#stopped) return;
+    this.#clearTimer(key);
+    if (this.#processing.has(key)) {
+      this.#dirty.add(key);
+      return;
+    }
+    if (this.#queued.has(key)) return;
+    this.#queued.add(key);
+    this.#queue.push(key);
+    this.#pump();
+  }
+
+  /** Adds the key after a delay; an earlier add() or addAfter() with a shorter delay wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.#stopped) return;
+    if (delayMs <= 0) return this.add(key);
+    if (this.#timers.has(key) || this.#queued.has(key)) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(key);
+      this.add(key);
+    }, delayMs);
+    timer.unref();
+    this.#timers.set(key, timer);
+  }
+
+  /** Keys waiting or running: used by tests and benchmarks to wait for quiescence. */
+  get pending(): number {
+    return this.#queue.length + this.#active + this.#timers.size;
+  }
+
+  /** Resolves when nothing is queued or running (delayed keys do not count). */
+  idle(): Promise<void> {
+    if (this.#queue.length === 0 && this.#active === 0) return Promise.resolve();
+    return new Promise(resolve => this.#idleWaiters.push(resolve));
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+  }
+
+  #clearTimer(key: string): void {
+    const timer = this.#timers.get(key);
+    if (timer) clearTimeout(timer);
+    this.#timers.delete(key);
+  }
+
+  #pump(): void {
+    while (!this.#stopped && this.#active < this.options.concurrency && this.#queue.length > 0) {
+      const key = this.#queue.shift() as string;
+      this.#queued.delete(key);
+      this.#processing.add(key);
+      this.#active += 1;
+      void this.#run(key);
+    }
+    if (this.#queue.length === 0 && this.#active === 0) {
+      for (const resolve of this.#idleWaiters.splice(0)) resolve();
+    }
+  }
+
+  async #run(key: string): Promise<void> {
+    let requeueAfterMs: number | undefined;
+    try {
+      const result = await this.reconcile(key);
+      this.#failures.delete(key);
+      requeueAfterMs = result?.requeueAfterMs;
+    } catch (error) {
+      const failures = (this.#failures.get(key) ?? 0) + 1;
+      this.#failures.set(key, failures);
+      requeueAfterMs = Math.min(
+        this.options.baseDelayMs * 2 ** (failures - 1),
+        this.options.maxDelayMs,
+      );
+      this.options.onError?.(key, error, requeueAfterMs);
+    } finally {
+      this.#processing.delete(key);
+      this.#active -= 1;
+    }
+    if (this.#dirty.delete(key)) this.add(key);
+    else if (requeueAfterMs !== undefined) this.addAfter(key, requeueAfterMs);
+    this.#pump();
+  }
+}

@@ -1,0 +1,67 @@
+import { isDeepStrictEqual } from "node:util";
+import type { PackageVariantSpec } from "../../crd-types";
+import { packageVariantIdentifier, packageVariantName } from "./naming";
+
+export interface DesiredVariant {
+  identifier: string;
+  name: string;
+  spec: PackageVariantSpec;
+}
+
+export interface ExistingVariant {
+  metadata?: { name?: string };
+  spec?: PackageVariantSpec;
+}
+
+export interface SetPlan {
+  create: DesiredVariant[];
+  update: { existing: ExistingVariant; desired: DesiredVariant }[];
+  unchanged: { existing: ExistingVariant; desired: DesiredVariant }[];
+  delete: ExistingVariant[];
+}
+
+export function desiredVariant(setName: string, spec: PackageVariantSpec): DesiredVariant {
+  const identifier = packageVariantIdentifier(
+    setName,
+    spec.downstream?.repo ?? "",
+    spec.downstream?.package ?? "",
+  );
+  return { identifier, name: packageVariantName(identifier), spec };
+}
+
+/**
+ * Seed 000's set-based reconciliation: existing PackageVariants (found by the set's label) are
+ * matched to desired ones by identifier, recomputed from their spec. Only existing gives delete,
+ * both gives update (when the spec differs), only desired gives create. `mayDelete` is false
+ * when the desired set is incomplete (a lookup or a template failed): then nothing is deleted,
+ * because a target we could not compute is not a target that went away.
+ */
+export function planSet(
+  setName: string,
+  desired: DesiredVariant[],
+  existing: ExistingVariant[],
+  mayDelete: boolean,
+): SetPlan {
+  const byIdentifier = new Map<string, ExistingVariant>();
+  const duplicates: ExistingVariant[] = [];
+  for (const pv of existing) {
+    const id = packageVariantIdentifier(
+      setName,
+      pv.spec?.downstream?.repo ?? "",
+      pv.spec?.downstream?.package ?? "",
+    );
+    if (byIdentifier.has(id)) duplicates.push(pv);
+    else byIdentifier.set(id, pv);
+  }
+  const plan: SetPlan = { create: [], update: [], unchanged: [], delete: [] };
+  for (const d of desired) {
+    const match = byIdentifier.get(d.identifier);
+    byIdentifier.delete(d.identifier);
+    if (!match) plan.create.push(d);
+    else if (isDeepStrictEqual(match.spec, d.spec))
+      plan.unchanged.push({ existing: match, desired: d });
+    else plan.update.push({ existing: match, desired: d });
+  }
+  if (mayDelete) plan.delete.push(...byIdentifier.values(), ...duplicates);
+  return plan;
+}

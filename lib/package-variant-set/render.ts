@@ -1,0 +1,190 @@
+import type { PackageVariantSpec } from "../../crd-types";
+import { CelObject, evaluateTemplateExpression, ExpressionScope, TemplateInputs } from "../cel";
+import type { FunctionTemplate, MapExpr, PackageVariantTemplate } from "../validation/template";
+import type { TargetContext } from "./unroll";
+
+/** A template that cannot be turned into a PackageVariant for one target. */
+export class TemplateError extends Error {}
+
+export interface RenderInputs {
+  /** The set's spec.upstream, copied into every PackageVariant. */
+  upstream: NonNullable<PackageVariantSpec["upstream"]>;
+  /** The upstream PackageRevision as CEL sees it. */
+  upstreamObject: CelObject;
+  /** Repositories of the set's namespace by name (the downstream one is looked up here). */
+  repositories: ReadonlyMap<string, CelObject>;
+}
+
+type Function = NonNullable<NonNullable<PackageVariantSpec["pipeline"]>["mutators"]>[number];
+
+/** Evaluates one expression; a failure names the template field it came from. */
+function evaluator(
+  ctx: TargetContext,
+  inputs: TemplateInputs,
+  scope: ExpressionScope,
+  path: string,
+) {
+  return (expression: string, field: string): string => {
+    try {
+      return evaluateTemplateExpression(expression, scope, inputs);
+    } catch (error) {
+      throw new TemplateError(`${path}.${field}: ${(error as Error).message}`);
+    }
+  };
+}
+
+type Evaluate = ReturnType<typeof evaluator>;
+
+/** Static entries first, then each MapExpr overlaid; an empty result is omitted (seed 000). */
+function overlay(
+  statics: Record<string, string> | undefined,
+  exprs: MapExpr[] | undefined,
+  evaluate: Evaluate,
+  field: string,
+): Record<string, string> | undefined {
+  const result: Record<string, string> = { ...(statics ?? {}) };
+  (exprs ?? []).forEach((e, i) => {
+    const key =
+      e.keyExpr !== undefined ? evaluate(e.keyExpr, `${field}[${i}].keyExpr`) : (e.key ?? "");
+    const value =
+      e.valueExpr !== undefined
+        ? evaluate(e.valueExpr, `${field}[${i}].valueExpr`)
+        : (e.value ?? "");
+    result[key] = value;
+  });
+  return Object.keys(result).length > 0 ? result : undefined;
+}
+
+function renderFunctions(
+  fns: FunctionTemplate[] | undefined,
+  evaluate: Evaluate,
+  field: string,
+): Function[] | undefined {
+  if (!fns?.length) return undefined;
+  return fns.map((fn, i) => {
+    const { configMapExprs, ...plain } = fn as FunctionTemplate & Function;
+    const configMap = overlay(
+      plain.configMap,
+      configMapExprs,
+      evaluate,
+      `${field}[${i}].configMapExprs`,
+    );
+    const out: Function = { ...plain };
+    delete out.configMap;
+    return configMap ? { ...out, configMap } : out;
+  });
+}
+
+function needsRepository(t: PackageVariantTemplate): boolean {
+  const d = t.downstream ?? {};
+  const maps = [
+    t.labelExprs,
+    t.annotationExprs,
+    t.packageContext?.dataExprs,
+    ...(t.pipeline?.mutators ?? []).map(f => f.configMapExprs),
+    ...(t.pipeline?.validators ?? []).map(f => f.configMapExprs),
+  ];
+  return (
+    d.packageExpr !== undefined ||
+    maps.some(m => (m?.length ?? 0) > 0) ||
+    (t.packageContext?.removeKeyExprs?.length ?? 0) > 0 ||
+    (t.injectors ?? []).some(i => i.nameExpr !== undefined)
+  );
+}
+
+/**
+ * Turns one target context into a PackageVariant spec, in seed 000's evaluation order: the
+ * base inputs, downstream.repoExpr, then the downstream Repository is loaded and every other
+ * expression is evaluated. Static values first; expression results override them.
+ */
+export function renderPackageVariantSpec(
+  ctx: TargetContext,
+  inputs: RenderInputs,
+): PackageVariantSpec {
+  const t: PackageVariantTemplate = ctx.template ?? {};
+  const path = `spec.targets[${ctx.targetIndex}].template`;
+  const base: TemplateInputs = {
+    repoDefault: ctx.repoDefault,
+    packageDefault: ctx.packageDefault,
+    upstream: inputs.upstreamObject,
+    target: ctx.target,
+  };
+  const beforeRepo = evaluator(
+    ctx,
+    base,
+    { targetKind: ctx.targetKind, withRepository: false },
+    path,
+  );
+  const repo =
+    t.downstream?.repoExpr !== undefined
+      ? beforeRepo(t.downstream.repoExpr, "downstream.repoExpr")
+      : (t.downstream?.repo ?? ctx.repoDefault);
+
+  const repository = inputs.repositories.get(repo);
+  if (!repository && needsRepository(t))
+    throw new TemplateError(`repository "${repo}" could not be loaded`);
+  const full: TemplateInputs = {
+    ...base,
+    repository: repository ?? { name: repo, namespace: "", labels: {}, annotations: {} },
+  };
+  const evaluate = evaluator(ctx, full, { targetKind: ctx.targetKind, withRepository: true }, path);
+
+  const pkg =
+    t.downstream?.packageExpr !== undefined
+      ? evaluate(t.downstream.packageExpr, "downstream.packageExpr")
+      : (t.downstream?.package ?? ctx.packageDefault);
+  const spec: PackageVariantSpec = {
+    upstream: { ...inputs.upstream },
+    downstream: { repo, package: pkg },
+  };
+  if (t.adoptionPolicy)
+    spec.adoptionPolicy = t.adoptionPolicy as PackageVariantSpec["adoptionPolicy"];
+  if (t.deletionPolicy)
+    spec.deletionPolicy = t.deletionPolicy as PackageVariantSpec["deletionPolicy"];
+  const labels = overlay(t.labels, t.labelExprs, evaluate, "labelExprs");
+  if (labels) spec.labels = labels;
+  const annotations = overlay(t.annotations, t.annotationExprs, evaluate, "annotationExprs");
+  if (annotations) spec.annotations = annotations;
+
+  const data = overlay(
+    t.packageContext?.data,
+    t.packageContext?.dataExprs,
+    evaluate,
+    "packageContext.dataExprs",
+  );
+  const removeKeys = [
+    ...(t.packageContext?.removeKeys ?? []),
+    ...(t.packageContext?.removeKeyExprs ?? []).map((e, i) =>
+      evaluate(e, `packageContext.removeKeyExprs[${i}]`),
+    ),
+  ];
+  if (data || removeKeys.length) {
+    spec.packageContext = {};
+    if (data) spec.packageContext.data = data;
+    if (removeKeys.length) spec.packageContext.removeKeys = [...new Set(removeKeys)].sort();
+  }
+
+  const mutators = renderFunctions(t.pipeline?.mutators, evaluate, "pipeline.mutators");
+  const validators = renderFunctions(t.pipeline?.validators, evaluate, "pipeline.validators");
+  if (mutators || validators) {
+    spec.pipeline = {};
+    if (validators) spec.pipeline.validators = validators;
+    if (mutators) spec.pipeline.mutators = mutators;
+  }
+
+  if (t.injectors?.length) {
+    spec.injectors = t.injectors.map((inj, i) => {
+      const name =
+        inj.nameExpr !== undefined
+          ? evaluate(inj.nameExpr, `injectors[${i}].nameExpr`)
+          : (inj.name ?? "");
+      return {
+        ...(inj.group !== undefined && { group: inj.group }),
+        ...(inj.version !== undefined && { version: inj.version }),
+        ...(inj.kind !== undefined && { kind: inj.kind }),
+        name,
+      };
+    });
+  }
+  return spec;
+}

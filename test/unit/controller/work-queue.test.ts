@@ -1,0 +1,93 @@
+import { WorkQueue } from "../../../lib/controller/work-queue";
+
+const tick = (ms = 0) => new Promise(r => setTimeout(r, ms));
+const fast = { concurrency: 2, baseDelayMs: 10, maxDelayMs: 40 };
+
+describe("WorkQueue", () => {
+  it("coalesces repeated adds of a queued key into one reconcile", async () => {
+    const seen: string[] = [];
+    const queue = new WorkQueue(async key => void seen.push(key), { ...fast, concurrency: 1 });
+    queue.add("a");
+    queue.add("b");
+    queue.add("b");
+    queue.add("b");
+    await queue.idle();
+    expect(seen).toEqual(["a", "b"]);
+  });
+
+  it("never runs one key twice at once, but runs it again when added meanwhile", async () => {
+    let running = 0;
+    let maxRunning = 0;
+    let runs = 0;
+    const queue = new WorkQueue(async () => {
+      running += 1;
+      maxRunning = Math.max(maxRunning, running);
+      runs += 1;
+      await tick(20);
+      running -= 1;
+    }, fast);
+    queue.add("a");
+    await tick(5);
+    queue.add("a");
+    queue.add("a");
+    await tick(100);
+    await queue.idle();
+    expect(maxRunning).toBe(1);
+    expect(runs).toBe(2);
+  });
+
+  it("bounds concurrency across keys", async () => {
+    let running = 0;
+    let maxRunning = 0;
+    const queue = new WorkQueue(async () => {
+      running += 1;
+      maxRunning = Math.max(maxRunning, running);
+      await tick(10);
+      running -= 1;
+    }, fast);
+    for (const k of ["a", "b", "c", "d", "e"]) queue.add(k);
+    await queue.idle();
+    expect(maxRunning).toBe(2);
+  });
+
+  it("retries failures with capped exponential backoff and resets after success", async () => {
+    const delays: number[] = [];
+    let attempts = 0;
+    const queue = new WorkQueue(
+      async () => {
+        attempts += 1;
+        if (attempts <= 4) throw new Error("transient");
+      },
+      { ...fast, onError: (_k, _e, retryIn) => delays.push(retryIn) },
+    );
+    queue.add("a");
+    await tick(200);
+    expect(attempts).toBe(5);
+    expect(delays).toEqual([10, 20, 40, 40]);
+    queue.stop();
+  });
+
+  it("requeues after the delay a reconcile asks for", async () => {
+    const times: number[] = [];
+    const queue = new WorkQueue(async () => {
+      times.push(Date.now());
+      return times.length < 2 ? { requeueAfterMs: 30 } : undefined;
+    }, fast);
+    queue.add("a");
+    await tick(80);
+    expect(times).toHaveLength(2);
+    expect(times[1] - times[0]).toBeGreaterThanOrEqual(25);
+  });
+
+  it("lets an immediate add override a pending delayed retry", async () => {
+    let runs = 0;
+    const queue = new WorkQueue(async () => {
+      runs += 1;
+    }, fast);
+    queue.addAfter("a", 10_000);
+    queue.add("a");
+    await queue.idle();
+    expect(runs).toBe(1);
+    expect(queue.pending).toBe(0);
+  });
+});

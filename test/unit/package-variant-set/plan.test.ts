@@ -1,0 +1,50 @@
+import { desiredVariant, planSet } from "../../../lib/package-variant-set";
+
+const upstream = { repo: "b", package: "app", revision: 1 };
+const want = (repo: string, labels?: Record<string, string>) =>
+  desiredVariant("set", {
+    upstream,
+    downstream: { repo, package: "app" },
+    ...(labels && { labels }),
+  });
+const have = (name: string, repo: string, labels?: Record<string, string>) => ({
+  metadata: { name },
+  spec: { upstream, downstream: { repo, package: "app" }, ...(labels && { labels }) },
+});
+
+describe("planSet", () => {
+  const existing = [
+    have("set-a-app", "a"),
+    have("set-b-app", "b", { x: "1" }),
+    have("set-gone-app", "gone"),
+  ];
+  const desired = [want("a"), want("b", { x: "2" }), want("new")];
+
+  it("creates, updates, keeps and deletes by identifier", () => {
+    const plan = planSet("set", desired, existing, true);
+    expect(plan.create.map(d => d.name)).toEqual(["set-new-app"]);
+    expect(plan.update.map(u => [u.existing.metadata?.name, u.desired.spec.labels])).toEqual([
+      ["set-b-app", { x: "2" }],
+    ]);
+    expect(plan.unchanged.map(u => u.existing.metadata?.name)).toEqual(["set-a-app"]);
+    expect(plan.delete.map(e => e.metadata?.name)).toEqual(["set-gone-app"]);
+  });
+
+  it("matches an existing PackageVariant by its spec, not its name", () => {
+    const renamed = [have("created-by-an-older-version", "a")];
+    const plan = planSet("set", [want("a")], renamed, true);
+    expect(plan.unchanged).toHaveLength(1);
+    expect(plan.create).toHaveLength(0);
+  });
+
+  it("deletes nothing when the desired set is incomplete", () => {
+    const plan = planSet("set", [], existing, false);
+    expect(plan.delete).toEqual([]);
+  });
+
+  it("deletes a duplicate for the same downstream", () => {
+    const plan = planSet("set", [want("a")], [have("one", "a"), have("two", "a")], true);
+    expect(plan.unchanged.map(u => u.existing.metadata?.name)).toEqual(["one"]);
+    expect(plan.delete.map(e => e.metadata?.name)).toEqual(["two"]);
+  });
+});

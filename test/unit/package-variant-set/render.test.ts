@@ -1,0 +1,160 @@
+import { toCelObject } from "../../../lib/cel";
+import {
+  renderPackageVariantSpec,
+  TargetContext,
+  TemplateError,
+} from "../../../lib/package-variant-set";
+import type { PackageVariantTemplate } from "../../../lib/validation/template";
+
+const repository = toCelObject({
+  metadata: { name: "edge-01", namespace: "ns", labels: { region: "eu", tier: "gold" } },
+});
+const inputs = {
+  upstream: { repo: "blueprints", package: "app", revision: 2 },
+  upstreamObject: toCelObject({ metadata: { name: "blueprints.app.v2", namespace: "ns" } }),
+  repositories: new Map([["edge-01", repository]]),
+};
+
+function ctx(template: PackageVariantTemplate, over: Partial<TargetContext> = {}): TargetContext {
+  return {
+    targetIndex: 0,
+    targetKind: "selector",
+    repoDefault: "edge-01",
+    packageDefault: "app",
+    target: toCelObject({
+      metadata: { name: "edge-01", labels: { repo: "edge-01", site: "paris" } },
+    }),
+    template,
+    ...over,
+  };
+}
+
+describe("renderPackageVariantSpec", () => {
+  it("without a template: defaults, upstream copied, nothing else", () => {
+    expect(renderPackageVariantSpec(ctx({}), inputs)).toEqual({
+      upstream: { repo: "blueprints", package: "app", revision: 2 },
+      downstream: { repo: "edge-01", package: "app" },
+    });
+  });
+
+  it("expression results override static values, key by key", () => {
+    const spec = renderPackageVariantSpec(
+      ctx({
+        labels: { tier: "static", keep: "yes" },
+        labelExprs: [
+          { key: "tier", valueExpr: "repository.labels['tier']" },
+          { keyExpr: "'site-' + target.labels.site", value: "true" },
+        ],
+        annotations: { a: "1" },
+        annotationExprs: [{ key: "b", valueExpr: "upstream.name" }],
+      }),
+      inputs,
+    );
+    expect(spec.labels).toEqual({ tier: "gold", keep: "yes", "site-paris": "true" });
+    expect(spec.annotations).toEqual({ a: "1", b: "blueprints.app.v2" });
+  });
+
+  it("package context: data overlay, remove keys sorted and de-duplicated, empty parts omitted", () => {
+    const spec = renderPackageVariantSpec(
+      ctx({
+        packageContext: {
+          data: { region: "static" },
+          dataExprs: [{ key: "region", valueExpr: "repository.labels.region" }],
+          removeKeys: ["z", "a"],
+          removeKeyExprs: ["'a'", "'m'"],
+        },
+      }),
+      inputs,
+    );
+    expect(spec.packageContext).toEqual({ data: { region: "eu" }, removeKeys: ["a", "m", "z"] });
+    expect(
+      renderPackageVariantSpec(ctx({ packageContext: { dataExprs: [] } }), inputs).packageContext,
+    ).toBeUndefined();
+  });
+
+  it("pipeline functions get their configMap overlaid and lose configMapExprs", () => {
+    const spec = renderPackageVariantSpec(
+      ctx({
+        pipeline: {
+          mutators: [
+            {
+              image: "set-namespace",
+              name: "ns",
+              configMap: { namespace: "default", other: "x" },
+              configMapExprs: [{ key: "namespace", valueExpr: "'ns-' + target.name" }],
+            },
+          ],
+        },
+      }),
+      inputs,
+    );
+    expect(spec.pipeline).toEqual({
+      mutators: [
+        { image: "set-namespace", name: "ns", configMap: { namespace: "ns-edge-01", other: "x" } },
+      ],
+    });
+  });
+
+  it("downstream from expressions, repoExpr evaluated before the repository is loaded", () => {
+    const spec = renderPackageVariantSpec(
+      ctx({
+        downstream: {
+          repoExpr: "target.labels.repo",
+          packageExpr: "packageDefault + '-' + repository.labels.region",
+        },
+      }),
+      inputs,
+    );
+    expect(spec.downstream).toEqual({ repo: "edge-01", package: "app-eu" });
+  });
+
+  it("injectors keep their GVK and get a computed name", () => {
+    const spec = renderPackageVariantSpec(
+      ctx({
+        injectors: [
+          { kind: "ConfigMap", nameExpr: "repository.labels.region + '-endpoints'" },
+          { name: "static" },
+        ],
+      }),
+      inputs,
+    );
+    expect(spec.injectors).toEqual([
+      { kind: "ConfigMap", name: "eu-endpoints" },
+      { name: "static" },
+    ]);
+  });
+
+  it.each<[string, PackageVariantTemplate, string]>([
+    [
+      "a missing label",
+      { labelExprs: [{ key: "x", valueExpr: "repository.labels['nope']" }] },
+      "spec.targets[0].template.labelExprs[0].valueExpr: No such key: nope (column 1)",
+    ],
+    [
+      "a missing downstream repository",
+      { downstream: { repo: "gone" }, labelExprs: [{ key: "x", valueExpr: "'y'" }] },
+      'repository "gone" could not be loaded',
+    ],
+    [
+      "a bad repoExpr",
+      { downstream: { repoExpr: "target.labels['missing']" } },
+      "spec.targets[0].template.downstream.repoExpr: No such key: missing (column 1)",
+    ],
+  ])("fails on %s, naming the field", (_name, template, message) => {
+    expect(() => renderPackageVariantSpec(ctx(template), inputs)).toThrow(
+      new TemplateError(message),
+    );
+  });
+
+  it("does not need the downstream repository when no expression could read it", () => {
+    expect(
+      renderPackageVariantSpec(
+        ctx({ downstream: { repo: "not-registered" }, labels: { a: "b" } }),
+        inputs,
+      ).downstream,
+    ).toEqual({
+      repo: "not-registered",
+      package: "app",
+    });
+  });
+});
