@@ -20,6 +20,7 @@ export interface MapExpr {
 }
 
 export interface FunctionTemplate extends KptFunction {
+  configMap?: Record<string, string>;
   configMapExprs?: MapExpr[];
 }
 
