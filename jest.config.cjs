@@ -39,7 +39,7 @@ module.exports = {
       testMatch: ["<rootDir>/test/e2e/**/*.test.ts"],
       globalSetup: "<rootDir>/test/e2e/global-setup.ts",
       globalTeardown: "<rootDir>/test/e2e/global-teardown.ts",
-      testTimeout: 120000,
+      setupFilesAfterEnv: ["<rootDir>/test/e2e/setup-timeout.ts"],
     },
   ],
 };

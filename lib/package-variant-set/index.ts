@@ -5,3 +5,4 @@ export { renderPackageVariantSpec, TemplateError } from "./render";
 export type { RenderInputs } from "./render";
 export { desiredVariant, planSet } from "./plan";
 export type { DesiredVariant, ExistingVariant, SetPlan } from "./plan";
+export { SetIndex, kindKey } from "./set-index";

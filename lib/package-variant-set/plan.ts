@@ -20,7 +20,12 @@ export interface SetPlan {
   delete: ExistingVariant[];
 }
 
-export function desiredVariant(setName: string, spec: PackageVariantSpec): DesiredVariant {
+/**
+ * The PackageVariant a set wants, with the CRD's defaults spelled out: the API server stores
+ * them, so a spec without them would never compare equal and every reconcile would rewrite it.
+ */
+export function desiredVariant(setName: string, rendered: PackageVariantSpec): DesiredVariant {
+  const spec: PackageVariantSpec = { adoptionPolicy: "adoptNone", deletionPolicy: "delete", ...rendered };
   const identifier = packageVariantIdentifier(
     setName,
     spec.downstream?.repo ?? "",

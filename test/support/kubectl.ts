@@ -26,3 +26,60 @@ export function createNamespace(prefix: string): string {
   kubectlOk(["create", "namespace", name]);
   return name;
 }
+
+/** `kubectl get -o json`, parsed; undefined when the object does not exist. */
+export function getJson<T = Record<string, any>>(
+  resource: string,
+  name: string,
+  namespace: string,
+): T | undefined {
+  const result = kubectl([
+    "get",
+    resource,
+    name,
+    "-n",
+    namespace,
+    "-o",
+    "json",
+    "--ignore-not-found",
+  ]);
+  if (result.code !== 0) throw new Error(result.stderr);
+  return result.stdout.trim() ? (JSON.parse(result.stdout) as T) : undefined;
+}
+
+/** `kubectl get <resource> -o json` items, optionally by label selector. */
+export function listJson<T = Record<string, any>>(
+  resource: string,
+  namespace: string,
+  selector?: string,
+): T[] {
+  const args = [
+    "get",
+    resource,
+    "-n",
+    namespace,
+    "-o",
+    "json",
+    ...(selector ? ["-l", selector] : []),
+  ];
+  return (JSON.parse(kubectlOk(args)) as { items: T[] }).items;
+}
+
+/** Deletes a namespace without waiting; objects whose finalizer nobody removes get theirs cleared. */
+export function deleteNamespace(namespace: string, clearFinalizersOf: string[] = []): void {
+  for (const resource of clearFinalizersOf) {
+    for (const item of listJson<{ metadata: { name: string } }>(resource, namespace)) {
+      kubectl([
+        "patch",
+        resource,
+        item.metadata.name,
+        "-n",
+        namespace,
+        "--type=merge",
+        "-p",
+        '{"metadata":{"finalizers":null}}',
+      ]);
+    }
+  }
+  kubectl(["delete", "namespace", namespace, "--wait=false"]);
+}

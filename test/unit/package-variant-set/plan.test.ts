@@ -7,9 +7,16 @@ const want = (repo: string, labels?: Record<string, string>) =>
     downstream: { repo, package: "app" },
     ...(labels && { labels }),
   });
+// As the API server stores them: with the CRD's defaults.
 const have = (name: string, repo: string, labels?: Record<string, string>) => ({
   metadata: { name },
-  spec: { upstream, downstream: { repo, package: "app" }, ...(labels && { labels }) },
+  spec: {
+    upstream,
+    downstream: { repo, package: "app" },
+    adoptionPolicy: "adoptNone" as const,
+    deletionPolicy: "delete" as const,
+    ...(labels && { labels }),
+  },
 });
 
 describe("planSet", () => {
@@ -46,5 +53,22 @@ describe("planSet", () => {
     const plan = planSet("set", [want("a")], [have("one", "a"), have("two", "a")], true);
     expect(plan.unchanged.map(u => u.existing.metadata?.name)).toEqual(["one"]);
     expect(plan.delete.map(e => e.metadata?.name)).toEqual(["two"]);
+  });
+});
+
+describe("desiredVariant", () => {
+  it("spells out the CRD defaults, so a stored PackageVariant compares equal", () => {
+    const stored = { metadata: { name: "set-a-app" }, spec: { ...want("a").spec } };
+    expect(want("a").spec).toMatchObject({ adoptionPolicy: "adoptNone", deletionPolicy: "delete" });
+    expect(planSet("set", [want("a")], [stored], true).unchanged).toHaveLength(1);
+  });
+
+  it("keeps policies the template chose", () => {
+    const d = desiredVariant("set", {
+      upstream,
+      downstream: { repo: "a", package: "app" },
+      deletionPolicy: "orphan",
+    });
+    expect(d.spec.deletionPolicy).toBe("orphan");
   });
 });

@@ -60,6 +60,8 @@ describe("seed 001 PackageVariantSet examples", () => {
         upstream: { repo: "platform-catalog", package: "base-ns", revision: "v1" },
         downstream: { repo: "cluster-01", package: `ns-${i + 1}` },
         labels: { "package-type": "namespace", org: "hr" },
+        adoptionPolicy: "adoptNone",
+        deletionPolicy: "delete",
       });
     }
   });

@@ -1,0 +1,70 @@
+import { PackageVariantSet } from "../../crd-types";
+import { toSelectorString } from "../../lib/kubernetes/label-selector";
+import {
+  SetTarget,
+  TargetContext,
+  unrollRepositoryList,
+  unrollSelectedObjects,
+} from "../../lib/package-variant-set";
+import { listObjects, NoMatchError, resolveKind } from "../shared/discovery";
+
+const REPOSITORY_API_VERSION = "config.porch.kpt.dev/v1alpha1";
+
+export interface UnrolledTargets {
+  contexts: TargetContext[];
+  /** Targets whose kind the API does not serve: seed 000's NoMatchingTargets. */
+  noMatch: string[];
+}
+
+/** A repository selector is an object selector over Repository objects (seed 000). */
+function objectSelectorOf(target: SetTarget) {
+  if (target.repositorySelector) {
+    return {
+      ...target.repositorySelector,
+      apiVersion: REPOSITORY_API_VERSION,
+      kind: "Repository",
+      name: undefined,
+    };
+  }
+  return target.objectSelector;
+}
+
+async function unrollSelector(
+  target: SetTarget,
+  index: number,
+  namespace: string,
+  upstreamPackage: string,
+) {
+  const selector = objectSelectorOf(target);
+  if (!selector?.apiVersion || !selector.kind) return [];
+  const type = await resolveKind(selector.apiVersion, selector.kind);
+  const objects = await listObjects(type, namespace, {
+    labelSelector: toSelectorString(selector),
+    fieldSelector: selector.name ? `metadata.name=${selector.name}` : undefined,
+  });
+  return unrollSelectedObjects(objects, selector.packageNames, target, index, upstreamPackage);
+}
+
+/**
+ * Seed 000's target unrolling. A target whose kind is not served is reported, not fatal, so
+ * the other targets still reconcile; any other lookup failure throws (the reconcile retries
+ * and, meanwhile, nothing is deleted).
+ */
+export async function unrollTargets(set: PackageVariantSet): Promise<UnrolledTargets> {
+  const namespace = set.metadata?.namespace ?? "";
+  const upstreamPackage = set.spec?.upstream?.package ?? "";
+  const result: UnrolledTargets = { contexts: [], noMatch: [] };
+  for (const [i, target] of (set.spec?.targets ?? []).entries()) {
+    if (target.repositories) {
+      result.contexts.push(...unrollRepositoryList(target, i, upstreamPackage));
+      continue;
+    }
+    try {
+      result.contexts.push(...(await unrollSelector(target, i, namespace, upstreamPackage)));
+    } catch (error) {
+      if (!(error instanceof NoMatchError)) throw error;
+      result.noMatch.push(`spec.targets[${i}]: ${error.message}`);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,101 @@
+import { K8s } from "pepr";
+import { PackageVariant, PackageVariantSet } from "../../crd-types";
+import { mapLimit } from "../../lib/controller/concurrency";
+import { DesiredVariant, SetPlan } from "../../lib/package-variant-set";
+import { errorMessage, isNotFound } from "../shared/api-errors";
+
+export const SET_LABEL = "config.porch.kpt.dev/packagevariantset";
+export const PACKAGE_VARIANT_FINALIZER = "config.porch.kpt.dev/packagevariants";
+
+/** Writes to the API at a time; a set of a thousand targets must not open a thousand requests. */
+const WRITE_CONCURRENCY = 16;
+
+export async function listVariants(set: PackageVariantSet): Promise<PackageVariant[]> {
+  const uid = set.metadata?.uid ?? "";
+  const list = await K8s(PackageVariant)
+    .InNamespace(set.metadata?.namespace ?? "")
+    .WithLabel(SET_LABEL, uid)
+    .Get();
+  return list.items;
+}
+
+function newVariant(set: PackageVariantSet, desired: DesiredVariant): PackageVariant {
+  return {
+    apiVersion: "config.porch.kpt.dev/v1alpha1",
+    kind: "PackageVariant",
+    metadata: {
+      name: desired.name,
+      namespace: set.metadata?.namespace,
+      labels: { [SET_LABEL]: set.metadata?.uid ?? "" },
+      ownerReferences: [
+        {
+          apiVersion: "config.porch.kpt.dev/v1alpha2",
+          kind: "PackageVariantSet",
+          name: set.metadata?.name ?? "",
+          uid: set.metadata?.uid ?? "",
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+      finalizers: [PACKAGE_VARIANT_FINALIZER],
+    },
+    spec: desired.spec,
+  };
+}
+
+export interface PlanOutcome {
+  created: number;
+  updated: number;
+  deleted: number;
+  /** PackageVariant name → why it could not be written (e.g. the webhook denied it). */
+  failures: Map<string, string>;
+}
+
+/**
+ * Carries out a set plan: creates new PackageVariants (owned by the set, labelled with its
+ * UID, with the PackageVariant finalizer), replaces only the spec of changed ones, and deletes
+ * obsolete ones (their finalizer applies their deletion policy).
+ */
+export async function applyPlan(set: PackageVariantSet, plan: SetPlan): Promise<PlanOutcome> {
+  const outcome: PlanOutcome = { created: 0, updated: 0, deleted: 0, failures: new Map() };
+  const namespace = set.metadata?.namespace ?? "";
+  const attempt = async (name: string, write: () => Promise<unknown>, done: () => void) => {
+    try {
+      await write();
+      done();
+    } catch (error) {
+      outcome.failures.set(name, errorMessage(error));
+    }
+  };
+  await mapLimit(plan.create, WRITE_CONCURRENCY, d =>
+    attempt(
+      d.name,
+      () => K8s(PackageVariant).Create(newVariant(set, d)),
+      () => outcome.created++,
+    ),
+  );
+  await mapLimit(plan.update, WRITE_CONCURRENCY, ({ existing, desired }) => {
+    const name = existing.metadata?.name ?? "";
+    return attempt(
+      name,
+      () =>
+        K8s(PackageVariant, { namespace, name }).Patch([
+          { op: "replace", path: "/spec", value: desired.spec },
+        ]),
+      () => outcome.updated++,
+    );
+  });
+  await mapLimit(plan.delete, WRITE_CONCURRENCY, existing => {
+    const name = existing.metadata?.name ?? "";
+    return attempt(
+      name,
+      () =>
+        K8s(PackageVariant)
+          .InNamespace(namespace)
+          .Delete(name)
+          .catch(e => (isNotFound(e) ? undefined : Promise.reject(e))),
+      () => outcome.deleted++,
+    );
+  });
+  return outcome;
+}

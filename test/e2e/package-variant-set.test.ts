@@ -1,0 +1,345 @@
+import { join } from "node:path";
+import { examplesDir } from "../support/examples";
+import { createPublishedRevision, createRepository } from "../support/fixtures";
+import {
+  createNamespace,
+  deleteNamespace,
+  getJson,
+  kubectl,
+  kubectlOk,
+  listJson,
+} from "../support/kubectl";
+import { eventually } from "../support/wait";
+
+// The PackageVariantSet controller against the real API server. PackageVariants are checked as
+// objects here; what the PackageVariant controller makes of them is tested in its own file.
+interface PV {
+  metadata: {
+    name: string;
+    uid: string;
+    labels: Record<string, string>;
+    ownerReferences?: { kind: string; controller?: boolean }[];
+    finalizers?: string[];
+    deletionTimestamp?: string;
+  };
+  spec: {
+    downstream: { repo: string; package: string };
+    labels?: Record<string, string>;
+    injectors?: { name: string }[];
+  };
+}
+interface PVS {
+  metadata: { uid: string; generation: number };
+  status?: {
+    observedGeneration?: number;
+    conditions?: { type: string; status: string; reason: string; message: string }[];
+    counts?: { desired: number };
+    targets?: { packageVariant: string; ready: string; message?: string }[];
+  };
+}
+
+let ns: string;
+const apply = (yaml: string) => kubectlOk(["apply", "-n", ns, "-f", "-"], yaml);
+const variantsOf = (set: string): PV[] => {
+  const uid = getJson<PVS>("packagevariantset", set, ns)?.metadata.uid;
+  return uid
+    ? listJson<PV>("packagevariants", ns, `config.porch.kpt.dev/packagevariantset=${uid}`)
+    : [];
+};
+// Variants being deleted wait for the PackageVariant controller's finalizer: not part of the set.
+const downstreams = (set: string) =>
+  variantsOf(set)
+    .filter(pv => !pv.metadata.deletionTimestamp)
+    .map(pv => `${pv.spec.downstream.repo}/${pv.spec.downstream.package}`)
+    .sort();
+const condition = (set: string, type: string) =>
+  getJson<PVS>("packagevariantset", set, ns)?.status?.conditions?.find(c => c.type === type);
+const waitForDownstreams = (set: string, expected: string[]) =>
+  eventually(`${set} → ${expected.join(", ")}`, () =>
+    JSON.stringify(downstreams(set)) === JSON.stringify(expected) ? true : undefined,
+  );
+
+beforeAll(() => {
+  ns = createNamespace("e2e-pvs");
+  const table: [string, Record<string, string>][] = [
+    ["cluster-01", { region: "useast1", env: "prod", org: "hr" }],
+    ["cluster-02", { region: "uswest1", env: "prod", org: "finance" }],
+    ["cluster-03", { region: "useast2", env: "prod", org: "hr" }],
+    ["cluster-04", { region: "uswest1", env: "prod", org: "hr" }],
+  ];
+  for (const [name, labels] of table) createRepository(ns, name, labels);
+  createPublishedRevision(ns, "platform-catalog", "base-ns", 1);
+  createPublishedRevision(ns, "example-repo", "foo", 1);
+});
+afterAll(() => deleteNamespace(ns, ["packagevariants"]));
+
+describe("a repository-list set (seed 001)", () => {
+  it("creates the three documented PackageVariants, owned and labelled", async () => {
+    kubectlOk([
+      "apply",
+      "-n",
+      ns,
+      "-f",
+      join(examplesDir, "packagevariantset/seed-namespaces.yaml"),
+    ]);
+    await waitForDownstreams("example", ["cluster-01/ns-1", "cluster-01/ns-2", "cluster-01/ns-3"]);
+    const set = getJson<PVS>("packagevariantset", "example", ns)!;
+    for (const pv of variantsOf("example")) {
+      expect(pv.metadata.name).toBe(`example-cluster-01-${pv.spec.downstream.package}`);
+      expect(pv.metadata.labels["config.porch.kpt.dev/packagevariantset"]).toBe(set.metadata.uid);
+      expect(pv.metadata.ownerReferences).toEqual([
+        expect.objectContaining({ kind: "PackageVariantSet", controller: true }),
+      ]);
+      expect(pv.metadata.finalizers).toEqual(["config.porch.kpt.dev/packagevariants"]);
+      expect(pv.spec.labels).toEqual({ "package-type": "namespace", org: "hr" });
+    }
+    const ready = await eventually("Ready=True", () =>
+      condition("example", "Ready")?.status === "True" ? condition("example", "Ready") : undefined,
+    );
+    expect(ready.reason).toBe("Reconciled");
+    expect(getJson<PVS>("packagevariantset", "example", ns)?.status?.counts?.desired).toBe(3);
+  });
+
+  it("updates only the spec when the template changes: names and UIDs are kept", async () => {
+    const before = new Map(variantsOf("example").map(pv => [pv.metadata.name, pv.metadata.uid]));
+    kubectlOk([
+      "patch",
+      "packagevariantset",
+      "example",
+      "-n",
+      ns,
+      "--type=json",
+      "-p",
+      JSON.stringify([
+        { op: "replace", path: "/spec/targets/0/template/labels/org", value: "finance" },
+      ]),
+    ]);
+    await eventually("labels updated", () =>
+      variantsOf("example").every(pv => pv.spec.labels?.org === "finance") ? true : undefined,
+    );
+    const after = new Map(variantsOf("example").map(pv => [pv.metadata.name, pv.metadata.uid]));
+    expect(after).toEqual(before);
+  });
+
+  it("does not rewrite unchanged PackageVariants", async () => {
+    const versions = () =>
+      variantsOf("example")
+        .map(pv => (pv.metadata as { resourceVersion?: string }).resourceVersion)
+        .join();
+    const before = versions();
+    kubectlOk(["annotate", "packagevariantset", "example", "-n", ns, "poke=1"]);
+    await new Promise(r => setTimeout(r, 2000));
+    expect(versions()).toBe(before);
+  });
+});
+
+describe("a repository-selector set (seed 001)", () => {
+  it("produces the documented table and follows relabelled repositories", async () => {
+    kubectlOk([
+      "apply",
+      "-n",
+      ns,
+      "-f",
+      join(examplesDir, "packagevariantset/seed-repository-selector.yaml"),
+    ]);
+    await waitForDownstreams("example-selector", [
+      "cluster-01/foo",
+      "cluster-02/foo-a",
+      "cluster-02/foo-b",
+      "cluster-02/foo-c",
+      "cluster-03/foo",
+      "cluster-04/foo",
+      "cluster-04/foo-a",
+      "cluster-04/foo-b",
+      "cluster-04/foo-c",
+    ]);
+    kubectlOk(["label", "repository", "cluster-03", "-n", ns, "env=dev", "--overwrite"]);
+    createRepository(ns, "cluster-05", { region: "uswest1" });
+    await waitForDownstreams("example-selector", [
+      "cluster-01/foo",
+      "cluster-02/foo-a",
+      "cluster-02/foo-b",
+      "cluster-02/foo-c",
+      "cluster-04/foo",
+      "cluster-04/foo-a",
+      "cluster-04/foo-b",
+      "cluster-04/foo-c",
+      "cluster-05/foo-a",
+      "cluster-05/foo-b",
+      "cluster-05/foo-c",
+    ]);
+    // The dropped variant is deleted (its finalizer waits for the PackageVariant controller).
+    const dropped = variantsOf("example-selector").filter(
+      pv => pv.spec.downstream.repo === "cluster-03",
+    );
+    expect(dropped.every(pv => pv.metadata.deletionTimestamp)).toBe(true);
+  });
+
+  it("computes labels and injector names from each repository", async () => {
+    kubectlOk([
+      "apply",
+      "-n",
+      ns,
+      "-f",
+      join(examplesDir, "packagevariantset/seed-injectors.yaml"),
+    ]);
+    await waitForDownstreams("example-injectors", ["cluster-01/foo", "cluster-04/foo"]);
+    const byRepo = Object.fromEntries(
+      variantsOf("example-injectors").map(pv => [pv.spec.downstream.repo, pv.spec]),
+    );
+    expect(byRepo["cluster-01"].injectors).toEqual([{ name: "useast1-endpoints" }]);
+    expect(byRepo["cluster-04"].injectors).toEqual([{ name: "uswest1-endpoints" }]);
+    expect(byRepo["cluster-01"].labels).toEqual({ org: "hr" });
+  });
+});
+
+describe("an object-selector set", () => {
+  const team = (name: string, repo: string) =>
+    apply(
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  labels: {porch.kpt.dev/cluster: edge, repo: ${repo}}\n`,
+    );
+
+  it("fans out to selected objects and promptly to new ones", async () => {
+    team("paris", "cluster-01");
+    apply(`apiVersion: config.porch.kpt.dev/v1alpha2
+kind: PackageVariantSet
+metadata: {name: edge}
+spec:
+  upstream: {repo: platform-catalog, package: base-ns, revision: 1}
+  targets:
+  - objectSelector: {apiVersion: v1, kind: ConfigMap, matchLabels: {porch.kpt.dev/cluster: edge}}
+    template:
+      downstream: {repoExpr: "target.labels['repo']", packageExpr: "'ns-' + target.name"}
+`);
+    await waitForDownstreams("edge", ["cluster-01/ns-paris"]);
+    team("lyon", "cluster-02");
+    await waitForDownstreams("edge", ["cluster-01/ns-paris", "cluster-02/ns-lyon"]);
+  });
+
+  it("reports one bad target and still reconciles the others", async () => {
+    apply(
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: nice\n  labels: {porch.kpt.dev/cluster: edge}\n`,
+    );
+    const stalled = await eventually("Stalled=True", () =>
+      condition("edge", "Stalled")?.status === "True" ? condition("edge", "Stalled") : undefined,
+    );
+    expect(stalled.reason).toBe("ValidationError");
+    expect(stalled.message).toBe(
+      "spec.targets[0].template.downstream.repoExpr: No such key: repo (column 1)",
+    );
+    team("nantes", "cluster-03");
+    await waitForDownstreams("edge", [
+      "cluster-01/ns-paris",
+      "cluster-02/ns-lyon",
+      "cluster-03/ns-nantes",
+    ]);
+    const failed = getJson<PVS>("packagevariantset", "edge", ns)?.status?.targets?.filter(
+      t => t.ready === "False",
+    );
+    expect(failed).toEqual([
+      expect.objectContaining({
+        packageVariant: "",
+        message: expect.stringContaining("No such key: repo"),
+      }),
+    ]);
+  });
+});
+
+describe("safety and stalls", () => {
+  it("deletes nothing while a selected kind is unavailable, and says why", async () => {
+    apply(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: sites.e2e.porch.dev}
+spec:
+  group: e2e.porch.dev
+  names: {kind: Site, plural: sites, singular: site}
+  scope: Namespaced
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]
+`);
+    kubectlOk(["wait", "--for=condition=Established", "crd/sites.e2e.porch.dev"]);
+    apply(
+      `apiVersion: e2e.porch.dev/v1\nkind: Site\nmetadata: {name: cluster-04, labels: {tier: gold}}\n`,
+    );
+    apply(`apiVersion: config.porch.kpt.dev/v1alpha2
+kind: PackageVariantSet
+metadata: {name: sites}
+spec:
+  upstream: {repo: platform-catalog, package: base-ns, revision: 1}
+  targets:
+  - objectSelector: {apiVersion: e2e.porch.dev/v1, kind: Site, matchLabels: {tier: gold}}
+`);
+    await waitForDownstreams("sites", ["cluster-04/base-ns"]);
+    kubectlOk(["delete", "crd", "sites.e2e.porch.dev"]);
+    kubectlOk(["annotate", "packagevariantset", "sites", "-n", ns, "poke=1"]);
+    const stalled = await eventually("NoMatchingTargets", () =>
+      condition("sites", "Stalled")?.reason === "NoMatchingTargets"
+        ? condition("sites", "Stalled")
+        : undefined,
+    );
+    expect(stalled.message).toContain('no kind "Site"');
+    expect(downstreams("sites")).toEqual(["cluster-04/base-ns"]);
+    expect(variantsOf("sites")[0].metadata.deletionTimestamp).toBeUndefined();
+  });
+
+  it("is UpstreamNotFound until the upstream appears, then reconciles by itself", async () => {
+    apply(`apiVersion: config.porch.kpt.dev/v1alpha2
+kind: PackageVariantSet
+metadata: {name: waiting}
+spec:
+  upstream: {repo: platform-catalog, package: later, revision: 1}
+  targets:
+  - repositories: [{name: cluster-01}]
+`);
+    const stalled = await eventually("UpstreamNotFound", () =>
+      condition("waiting", "Stalled")?.reason === "UpstreamNotFound"
+        ? condition("waiting", "Stalled")
+        : undefined,
+    );
+    expect(stalled.message).toBe(
+      "could not find upstream package revision 'later/1' in repo 'platform-catalog'",
+    );
+    createPublishedRevision(ns, "platform-catalog", "later", 1);
+    await waitForDownstreams("waiting", ["cluster-01/later"]);
+    expect(condition("waiting", "Stalled")?.status).toBe("False");
+  });
+
+  it("hands its PackageVariants to garbage collection when deleted", async () => {
+    const uid = getJson<PVS>("packagevariantset", "waiting", ns)!.metadata.uid;
+    kubectlOk(["delete", "packagevariantset", "waiting", "-n", ns, "--wait=false"]);
+    await eventually(
+      "PackageVariants deleting",
+      () => {
+        const pvs = listJson<PV>(
+          "packagevariants",
+          ns,
+          `config.porch.kpt.dev/packagevariantset=${uid}`,
+        );
+        return pvs.length > 0 && pvs.every(pv => pv.metadata.deletionTimestamp) ? true : undefined;
+      },
+      60_000,
+    );
+  });
+});
+
+it("uses the seed's hashed name for a long identifier", async () => {
+  createRepository(ns, "very-long-repo-name");
+  createPublishedRevision(ns, "platform-catalog", "very-long-package-name", 1);
+  apply(`apiVersion: config.porch.kpt.dev/v1alpha2
+kind: PackageVariantSet
+metadata: {name: very-long-packagevariantset-name}
+spec:
+  upstream: {repo: platform-catalog, package: very-long-package-name, revision: 1}
+  targets:
+  - repositories: [{name: very-long-repo-name}]
+`);
+  await eventually("hashed name", () =>
+    getJson(
+      "packagevariant",
+      "very-long-packagevariantset-name-very-long-repo-name-v-967492f1",
+      ns,
+    ),
+  );
+  expect(kubectl(["get", "packagevariants", "-n", ns]).stdout).toContain(
+    "very-long-packagevariantset-name-very-long-repo-name-v-967492f1",
+  );
+});
