@@ -42,7 +42,13 @@ export interface Crd {
   spec: {
     group: string;
     scope: string;
-    names: { kind: string; plural: string; singular: string; shortNames?: string[]; categories?: string[] };
+    names: {
+      kind: string;
+      plural: string;
+      singular: string;
+      shortNames?: string[];
+      categories?: string[];
+    };
     versions: CrdVersion[];
   };
 }
@@ -86,14 +92,17 @@ export function schemaAt(schema: Schema, path: string): Schema | undefined {
 /** Paths in a sample object that the schema does not declare (the API server would prune them). */
 export function undeclaredPaths(value: unknown, schema: Schema, path: string): string[] {
   if (Array.isArray(value)) {
-    return schema.items ? value.flatMap((item, i) => undeclaredPaths(item, schema.items as Schema, `${path}[${i}]`)) : [];
+    return schema.items
+      ? value.flatMap((item, i) => undeclaredPaths(item, schema.items as Schema, `${path}[${i}]`))
+      : [];
   }
   if (value === null || typeof value !== "object") return [];
   const found: string[] = [];
   for (const [key, child] of Object.entries(value)) {
     const childPath = path ? `${path}.${key}` : key;
     const declared = schema.properties?.[key];
-    const mapValues = typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined;
+    const mapValues =
+      typeof schema.additionalProperties === "object" ? schema.additionalProperties : undefined;
     if (declared) found.push(...undeclaredPaths(child, declared, childPath));
     else if (mapValues) found.push(...undeclaredPaths(child, mapValues, childPath));
     else found.push(childPath);

@@ -28,7 +28,16 @@ const expected: Expected[] = [
     version: "v1alpha2",
     plural: "packagerevisions",
     shortNames: ["rpkg"],
-    columns: ["Package", "Workspace", "Revision", "Latest", "Lifecycle", "Repository", "Ready", "Age"],
+    columns: [
+      "Package",
+      "Workspace",
+      "Revision",
+      "Latest",
+      "Lifecycle",
+      "Repository",
+      "Ready",
+      "Age",
+    ],
   },
   {
     file: "packagerevisionresources.porch.kpt.dev.yaml",
@@ -46,7 +55,15 @@ const expected: Expected[] = [
     version: "v1alpha1",
     plural: "packagevariants",
     shortNames: ["pvar"],
-    columns: ["Ready", "Upstream Repo", "Upstream Package", "Revision", "Downstream Repo", "Downstream Package", "Age"],
+    columns: [
+      "Ready",
+      "Upstream Repo",
+      "Upstream Package",
+      "Revision",
+      "Downstream Repo",
+      "Downstream Package",
+      "Age",
+    ],
   },
   {
     file: "packagevariantsets.config.porch.kpt.dev.yaml",
@@ -55,7 +72,15 @@ const expected: Expected[] = [
     version: "v1alpha2",
     plural: "packagevariantsets",
     shortNames: ["pvset"],
-    columns: ["Ready", "Stalled", "Upstream Repo", "Upstream Package", "Desired", "Ready Count", "Age"],
+    columns: [
+      "Ready",
+      "Stalled",
+      "Upstream Repo",
+      "Upstream Package",
+      "Desired",
+      "Ready Count",
+      "Age",
+    ],
   },
 ];
 
@@ -129,19 +154,33 @@ describe("crds/*.yaml", () => {
     });
   });
 
-  describe.each(expected.filter(e => e.kind !== "PackageRevisionResources"))("$kind conditions", exp => {
-    const conditions = schemaAt(rootSchema(crdFor(exp.file)), "status.conditions");
+  describe.each(expected.filter(e => e.kind !== "PackageRevisionResources"))(
+    "$kind conditions",
+    exp => {
+      const conditions = schemaAt(rootSchema(crdFor(exp.file)), "status.conditions");
 
-    it("are a list map keyed by type in the metav1.Condition shape", () => {
-      expect(conditions?.["x-kubernetes-list-type"]).toBe("map");
-      expect(conditions?.["x-kubernetes-list-map-keys"]).toEqual(["type"]);
-      expect(Object.keys(conditions?.items?.properties ?? {}).sort()).toEqual(
-        ["lastTransitionTime", "message", "observedGeneration", "reason", "status", "type"],
-      );
-      expect([...(conditions?.items?.required ?? [])].sort()).toEqual(["lastTransitionTime", "message", "reason", "status", "type"]);
-      expect(conditions?.items?.properties?.status?.enum).toEqual(["True", "False", "Unknown"]);
-    });
-  });
+      it("are a list map keyed by type in the metav1.Condition shape", () => {
+        expect(conditions?.["x-kubernetes-list-type"]).toBe("map");
+        expect(conditions?.["x-kubernetes-list-map-keys"]).toEqual(["type"]);
+        expect(Object.keys(conditions?.items?.properties ?? {}).sort()).toEqual([
+          "lastTransitionTime",
+          "message",
+          "observedGeneration",
+          "reason",
+          "status",
+          "type",
+        ]);
+        expect([...(conditions?.items?.required ?? [])].sort()).toEqual([
+          "lastTransitionTime",
+          "message",
+          "reason",
+          "status",
+          "type",
+        ]);
+        expect(conditions?.items?.properties?.status?.enum).toEqual(["True", "False", "Unknown"]);
+      });
+    },
+  );
 });
 
 describe("API details", () => {
@@ -153,10 +192,19 @@ describe("API details", () => {
   it("PackageRevision requires exactly one source kind via CEL", () => {
     const source = schemaAt(rootSchema(pr), "spec.source");
     expect(source?.["x-kubernetes-validations"]).toEqual([
-      expect.objectContaining({ message: "exactly one of init, cloneFrom, copyFrom, or upgrade must be set" }),
+      expect.objectContaining({
+        message: "exactly one of init, cloneFrom, copyFrom, or upgrade must be set",
+      }),
     ]);
-    expect(Object.keys(source?.properties ?? {}).sort()).toEqual(["cloneFrom", "copyFrom", "init", "upgrade"]);
-    expect(schemaAt(rootSchema(pr), "spec.source.upgrade.strategy")?.default).toBe("resource-merge");
+    expect(Object.keys(source?.properties ?? {}).sort()).toEqual([
+      "cloneFrom",
+      "copyFrom",
+      "init",
+      "upgrade",
+    ]);
+    expect(schemaAt(rootSchema(pr), "spec.source.upgrade.strategy")?.default).toBe(
+      "resource-merge",
+    );
   });
 
   it("PackageRevision fields are selectable", () => {
@@ -196,7 +244,10 @@ describe("API details", () => {
       expect(messages).toContainEqual(expect.stringContaining(`${field} is immutable`));
     }
     expect(messages).toContain("metadata.name must be no more than 63 characters");
-    expect(schemaAt(rootSchema(repo), "spec.git.branch")).toMatchObject({ default: "main", minLength: 1 });
+    expect(schemaAt(rootSchema(repo), "spec.git.branch")).toMatchObject({
+      default: "main",
+      minLength: 1,
+    });
   });
 });
 

@@ -4,7 +4,14 @@
 import type { PackageVariant, PackageVariantSet } from "../../../crd-types";
 import { loadCrds, undeclaredPaths, type Crd } from "./crd-schema";
 
-const selector = { apiVersion: "apps/v1", kind: "Deployment", name: "web", namespace: "prod", labels: { a: "b" }, annotations: { c: "d" } };
+const selector = {
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  name: "web",
+  namespace: "prod",
+  labels: { a: "b" },
+  annotations: { c: "d" },
+};
 const fn = {
   image: "gcr.io/kpt-fn/set-namespace:v0.1",
   exec: "/usr/local/bin/fn",
@@ -14,7 +21,14 @@ const fn = {
   selectors: [selector],
   exclude: [selector],
 };
-const condition = { type: "Ready", status: "True" as const, reason: "NoErrors", message: "ok", lastTransitionTime: "2025-01-01T00:00:00Z", observedGeneration: 1 };
+const condition = {
+  type: "Ready",
+  status: "True" as const,
+  reason: "NoErrors",
+  message: "ok",
+  lastTransitionTime: "2025-01-01T00:00:00Z",
+  observedGeneration: 1,
+};
 const renderStatus = {
   error: "",
   result: {
@@ -22,7 +36,24 @@ const renderStatus = {
     kind: "FunctionResultList",
     metadata: { name: "fnresults" },
     exitCode: 0,
-    items: [{ image: "img", exec: "", stderr: "", exitCode: 0, results: [{ message: "m", severity: "info", resourceRef: { apiVersion: "v1", kind: "ConfigMap", name: "c", namespace: "n" }, field: { path: "data.x", currentValue: "1", proposedValue: "2" }, file: { path: "c.yaml", index: 0 }, tags: { k: "v" } }] }],
+    items: [
+      {
+        image: "img",
+        exec: "",
+        stderr: "",
+        exitCode: 0,
+        results: [
+          {
+            message: "m",
+            severity: "info",
+            resourceRef: { apiVersion: "v1", kind: "ConfigMap", name: "c", namespace: "n" },
+            field: { path: "data.x", currentValue: "1", proposedValue: "2" },
+            file: { path: "c.yaml", index: 0 },
+            tags: { k: "v" },
+          },
+        ],
+      },
+    ],
   },
 };
 
@@ -39,14 +70,27 @@ const packageVariant: PackageVariant = {
     annotations: { owner: "hr" },
     packageContext: { data: { region: "us-east1" }, removeKeys: ["old"] },
     pipeline: { mutators: [fn], validators: [fn] },
-    injectors: [{ group: "example.com", version: "v1", kind: "Endpoints", name: "useast1-endpoints" }],
+    injectors: [
+      { group: "example.com", version: "v1", kind: "Endpoints", name: "useast1-endpoints" },
+    ],
   },
-  status: { observedGeneration: 1, conditions: [condition], downstreamTargets: [{ name: "edge01.foo.packagevariant-1", renderStatus }] },
+  status: {
+    observedGeneration: 1,
+    conditions: [condition],
+    downstreamTargets: [{ name: "edge01.foo.packagevariant-1", renderStatus }],
+  },
 };
 
-const numericRevision: PackageVariant = { spec: { upstream: { repo: "r", package: "p", revision: 2 } } };
+const numericRevision: PackageVariant = {
+  spec: { upstream: { repo: "r", package: "p", revision: 2 } },
+};
 
-const mapExpr = { key: "org", value: "hr", keyExpr: "'org'", valueExpr: "repository.labels['org']" };
+const mapExpr = {
+  key: "org",
+  value: "hr",
+  keyExpr: "'org'",
+  valueExpr: "repository.labels['org']",
+};
 const matchExpressions = [{ key: "region", operator: "In" as const, values: ["us-east1"] }];
 
 const packageVariantSet: PackageVariantSet = {
@@ -56,21 +100,55 @@ const packageVariantSet: PackageVariantSet = {
   spec: {
     upstream: { repo: "example-repo", package: "foo", revision: "v1", workspaceName: "v1" },
     targets: [
-      { repositories: [{ name: "cluster-01" }, { name: "cluster-03", packageNames: ["foo-a", "foo-b"] }] },
-      { repositorySelector: { matchLabels: { region: "uswest1" }, matchExpressions, packageNames: ["foo-a"] } },
       {
-        objectSelector: { apiVersion: "krm-platform.bigco.com/v1", kind: "Team", name: "t", matchLabels: { org: "hr" }, matchExpressions, packageNames: ["x"] },
+        repositories: [
+          { name: "cluster-01" },
+          { name: "cluster-03", packageNames: ["foo-a", "foo-b"] },
+        ],
+      },
+      {
+        repositorySelector: {
+          matchLabels: { region: "uswest1" },
+          matchExpressions,
+          packageNames: ["foo-a"],
+        },
+      },
+      {
+        objectSelector: {
+          apiVersion: "krm-platform.bigco.com/v1",
+          kind: "Team",
+          name: "t",
+          matchLabels: { org: "hr" },
+          matchExpressions,
+          packageNames: ["x"],
+        },
         template: {
-          downstream: { repo: "r", package: "p", repoExpr: "target.name", packageExpr: "packageDefault" },
+          downstream: {
+            repo: "r",
+            package: "p",
+            repoExpr: "target.name",
+            packageExpr: "packageDefault",
+          },
           adoptionPolicy: "adoptExisting",
           deletionPolicy: "orphan",
           labels: { org: "hr" },
           labelExprs: [mapExpr],
           annotations: { a: "b" },
           annotationExprs: [mapExpr],
-          packageContext: { data: { a: "b" }, removeKeys: ["c"], dataExprs: [mapExpr], removeKeyExprs: ["'x'"] },
-          pipeline: { mutators: [{ ...fn, configMapExprs: [mapExpr] }], validators: [{ ...fn, configMapExprs: [mapExpr] }] },
-          injectors: [{ group: "g", version: "v1", kind: "K", name: "n" }, { nameExpr: "repository.labels['region'] + '-endpoints'" }],
+          packageContext: {
+            data: { a: "b" },
+            removeKeys: ["c"],
+            dataExprs: [mapExpr],
+            removeKeyExprs: ["'x'"],
+          },
+          pipeline: {
+            mutators: [{ ...fn, configMapExprs: [mapExpr] }],
+            validators: [{ ...fn, configMapExprs: [mapExpr] }],
+          },
+          injectors: [
+            { group: "g", version: "v1", kind: "K", name: "n" },
+            { nameExpr: "repository.labels['region'] + '-endpoints'" },
+          ],
         },
       },
     ],
@@ -78,7 +156,15 @@ const packageVariantSet: PackageVariantSet = {
   status: {
     observedGeneration: 2,
     conditions: [condition, { ...condition, type: "Stalled", status: "False", reason: "Valid" }],
-    targets: [{ packageVariant: "example-cluster-01-foo", repository: "cluster-01", package: "foo", ready: "True", message: "" }],
+    targets: [
+      {
+        packageVariant: "example-cluster-01-foo",
+        repository: "cluster-01",
+        package: "foo",
+        ready: "True",
+        message: "",
+      },
+    ],
     counts: { desired: 1, ready: 1, failed: 0 },
   },
 };
@@ -100,8 +186,8 @@ describe("seed 001 fields", () => {
   });
 
   it("detects a field the schema does not declare", () => {
-    expect(undeclaredPaths({ spec: { upstream: { ref: "stable" } } }, schemaOf("PackageVariant"), "")).toEqual([
-      "spec.upstream.ref",
-    ]);
+    expect(
+      undeclaredPaths({ spec: { upstream: { ref: "stable" } } }, schemaOf("PackageVariant"), ""),
+    ).toEqual(["spec.upstream.ref"]);
   });
 });
