@@ -1,0 +1,71 @@
+// Pieces shared by the update strategies: reading Kptfiles, the 3-way Kptfile merge of one
+// (sub)package, and detecting local changes.
+import { cloneNode, getField } from "../../krm/nodes";
+import { fieldConflictSink } from "../conflicts";
+import { sameFileContent } from "../equivalence";
+import { mergeKptfile } from "../kptfile-merge";
+import {
+  KPTFILE_API_VERSION,
+  type Kptfile,
+  kptfileName,
+  parseKptfile,
+  setSection,
+  stringifyKptfile,
+} from "../kptfile";
+import { filesOfPackage, kptfilePath, packageDirs } from "../package-layout";
+import { type MergeConflict, type PackageFiles, UpgradeError, type UpgradeInput } from "../types";
+
+export function readKptfile(files: PackageFiles, path: string): Kptfile | undefined {
+  const text = files[path];
+  if (text === undefined) return undefined;
+  try {
+    return parseKptfile(text, path);
+  } catch (error) {
+    throw new UpgradeError((error as Error).message, "InvalidPackage", [path]);
+  }
+}
+
+/**
+ * The local Kptfile of package `dir` with upstream's info/pipeline/labels/annotations/inventory
+ * changes merged in. A subpackage also takes updated's upstream/upstreamLock (kpt's
+ * updateUpstream for non-root packages); the root's are set by the caller.
+ */
+export function mergedKptfileText(
+  dir: string,
+  input: UpgradeInput,
+  conflicts: MergeConflict[],
+): string {
+  const path = kptfilePath(dir);
+  const local = readKptfile(input.local, path);
+  if (!local) throw new UpgradeError(`local package has no ${path}`, "InvalidPackage", [path]);
+  const baseline = stringifyKptfile(local);
+  const updated = readKptfile(input.updated, path);
+  const resource = { apiVersion: KPTFILE_API_VERSION, kind: "Kptfile", name: kptfileName(local) };
+  mergeKptfile(
+    local,
+    readKptfile(input.original, path),
+    updated,
+    fieldConflictSink(conflicts, path, resource),
+  );
+  if (dir && updated) {
+    for (const section of ["upstream", "upstreamLock"]) {
+      const value = getField(updated.root, section);
+      if (value !== undefined) setSection(local, section, cloneNode(value));
+    }
+  }
+  const text = stringifyKptfile(local);
+  return text === baseline ? input.local[path] : text;
+}
+
+/** Package-relative paths whose content differs between the two packages (ignoring kpt's bookkeeping). */
+export function changedFiles(before: PackageFiles, after: PackageFiles, dir: string): string[] {
+  const a = filesOfPackage(before, dir, packageDirs(before));
+  const b = filesOfPackage(after, dir, packageDirs(after));
+  const paths = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...paths].filter(path => !sameFileContent(path, a[path], b[path])).sort();
+}
+
+/** Whole-package equality (all files of package `dir`, ignoring kpt's bookkeeping). */
+export function samePackage(before: PackageFiles, after: PackageFiles, dir: string): boolean {
+  return changedFiles(before, after, dir).length === 0;
+}

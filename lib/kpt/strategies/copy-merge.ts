@@ -1,0 +1,31 @@
+// `copy-merge` (kpt main / Porch): every upstream file overwrites the local one, local-only
+// files are kept, files deleted upstream are removed; the root Kptfile is 3-way merged.
+// Local edits lost by overwriting or removal are reported.
+import { conflict } from "../conflicts";
+import { sameFileContent } from "../equivalence";
+import { KPTFILE } from "../kptfile";
+import type { MergeConflict, UpgradeInput, UpgradeResult } from "../types";
+import { mergedKptfileText } from "./common";
+
+export function copyMerge(input: UpgradeInput): UpgradeResult {
+  const conflicts: MergeConflict[] = [];
+  const files: Record<string, string> = { ...input.local };
+  for (const path of Object.keys(input.original)) {
+    if (path !== KPTFILE && !(path in input.updated)) delete files[path];
+  }
+  for (const [path, content] of Object.entries(input.updated)) {
+    if (path !== KPTFILE) files[path] = content;
+  }
+  files[KPTFILE] = mergedKptfileText("", input, conflicts);
+  for (const path of Object.keys(input.local).sort()) {
+    if (path === KPTFILE || !(path in input.original || path in input.updated)) continue;
+    const local = input.local[path];
+    if (
+      !sameFileContent(path, local, input.original[path]) &&
+      !sameFileContent(path, local, input.updated[path])
+    ) {
+      conflicts.push(conflict("LocalChangesDiscarded", path, "upstream"));
+    }
+  }
+  return { files, conflicts };
+}
