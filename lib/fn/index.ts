@@ -1,0 +1,34 @@
+// Public API of the KRM function runtime (`kpt fn render` for in-memory packages).
+export { renderPackage, type RenderFailure, type RenderOptions, type RenderOutput } from "./render";
+export type { RenderStep, Stage } from "./pipeline";
+export {
+  createFunctionRuntime,
+  FunctionRuntimeError,
+  imageFunctionName,
+  type FunctionRunner,
+  type FunctionRuntime,
+  type FunctionRuntimeOptions,
+  type RunRequest,
+  type RunResponse,
+} from "./runtime";
+export type { ExecLimits } from "./exec";
+export { BUILTIN_FUNCTIONS } from "./builtins";
+export {
+  formatResultItem,
+  resultListToYaml,
+  type FunctionResult,
+  type FunctionResultList,
+  type ResultItem,
+  type Severity,
+} from "./results";
+export { parsePipeline, KptfileError } from "./kptfile";
+export type {
+  BuiltinFunction,
+  FnInput,
+  FnItem,
+  FnOutput,
+  PackageFiles,
+  Pipeline,
+  PipelineFunction,
+  FunctionSelector,
+} from "./types";

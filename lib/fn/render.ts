@@ -1,0 +1,126 @@
+// `kpt fn render` over an in-memory package: subpackages are hydrated first (depth-first,
+// alphabetical), each package's pipeline sees its own resources plus its subpackages'
+// rendered ones, mutators run before validators, and the first failure stops everything.
+import { KptfileError, parsePipeline } from "./kptfile";
+import {
+  loadPackage,
+  owningPackage,
+  type LoadedPackage,
+  type PackageNode,
+  type RenderItem,
+} from "./package-tree";
+import {
+  RenderError,
+  runPipeline,
+  type PipelineContext,
+  type RenderStep,
+  type Stage,
+} from "./pipeline";
+import { newResultList, type FunctionResultList } from "./results";
+import { createFunctionRuntime, type FunctionRuntime } from "./runtime";
+import type { PackageFiles, PipelineFunction } from "./types";
+import { writePackageFiles } from "./write";
+
+export interface RenderOptions {
+  /** How functions run; default: built-ins only, exec disabled. */
+  runtime?: FunctionRuntime;
+}
+
+export interface RenderFailure {
+  message: string;
+  /** Package directory whose pipeline failed ("" = root). */
+  package: string;
+  stage?: Stage;
+  index?: number;
+  function?: PipelineFunction;
+}
+
+export interface RenderOutput {
+  ok: boolean;
+  /**
+   * The rendered package. On failure: the package as it stood before the failing function
+   * (earlier functions' changes applied) — kpt itself writes nothing, Porch keeps this
+   * only with `porch.kpt.dev/push-on-render-failure: "true"`; the caller decides.
+   */
+  files: PackageFiles;
+  results: FunctionResultList;
+  steps: RenderStep[];
+  error?: RenderFailure;
+}
+
+export async function renderPackage(
+  files: PackageFiles,
+  options: RenderOptions = {},
+): Promise<RenderOutput> {
+  const results = newResultList();
+  const steps: RenderStep[] = [];
+  let loaded: LoadedPackage;
+  try {
+    loaded = loadPackage(files);
+  } catch (error) {
+    return {
+      ok: false,
+      files: { ...files },
+      results,
+      steps,
+      error: { message: (error as Error).message, package: "" },
+    };
+  }
+  const live = new Set<RenderItem>(loaded.items);
+  const ctx: PipelineContext = {
+    runtime: options.runtime ?? createFunctionRuntime(),
+    files,
+    resultList: results,
+    steps,
+    replace(before, after) {
+      for (const item of before) live.delete(item);
+      for (const item of after) live.add(item);
+    },
+  };
+  let error: RenderFailure | undefined;
+  try {
+    await hydrate(ctx, loaded, loaded.root);
+  } catch (caught) {
+    error = toFailure(caught);
+    results.exitCode = 1;
+  }
+  try {
+    return { ok: !error, files: writePackageFiles(files, loaded, live), results, steps, error };
+  } catch (caught) {
+    results.exitCode = 1;
+    return { ok: false, files: { ...files }, results, steps, error: error ?? toFailure(caught) };
+  }
+}
+
+/** Renders `pkg` and returns all resources under it (its own and its subpackages'). */
+async function hydrate(
+  ctx: PipelineContext,
+  loaded: LoadedPackage,
+  pkg: PackageNode,
+): Promise<RenderItem[]> {
+  // As kpt, a package's Kptfile is validated before its subpackages are rendered.
+  let pipeline;
+  try {
+    pipeline = parsePipeline(ctx.files[pkg.kptfilePath], pkg.kptfilePath);
+  } catch (error) {
+    if (error instanceof KptfileError) throw new RenderError(error.message, pkg.dir);
+    throw error;
+  }
+  const input: RenderItem[] = [];
+  for (const child of pkg.children) input.push(...(await hydrate(ctx, loaded, child)));
+  input.push(...loaded.items.filter(item => owningPackage(loaded.root, item.path) === pkg));
+  return runPipeline(ctx, pkg, pipeline, input);
+}
+
+function toFailure(error: unknown): RenderFailure {
+  if (error instanceof RenderError) {
+    return {
+      message: error.message,
+      package: error.packageDir,
+      stage: error.stage,
+      index: error.index,
+      function: error.fn,
+    };
+  }
+  return { message: error instanceof Error ? error.message : String(error), package: "" };
+}

@@ -1,0 +1,158 @@
+// Chooses how a pipeline function runs: a built-in TypeScript implementation selected by
+// the image's function name (any registry, any tag), a local executable for `exec:` when
+// allowed, and otherwise a clear error — never a silent skip.
+import type { Document } from "yaml";
+import { BUILTIN_FUNCTIONS } from "./builtins";
+import { restoreFormatting, sameContent } from "./comments";
+import { runProcess, type ExecLimits } from "./exec";
+import { parseResourceListYaml, toResourceListYaml } from "./resource-list";
+import { errorResult, hasErrorResult, type ResultItem } from "./results";
+import type { BuiltinFunction, FnItem, PipelineFunction } from "./types";
+
+export interface RunRequest {
+  items: FnItem[];
+  functionConfig: Document | undefined;
+}
+
+/** An output resource; `source` is the index of the input it came from, if any. */
+export interface RunItem {
+  doc: Document;
+  path?: string;
+  index?: number;
+  source?: number;
+}
+
+export interface RunResponse {
+  items: RunItem[];
+  results: ResultItem[];
+  exitCode: number;
+  stderr?: string;
+  /** Why the run failed when the results alone do not say (exit code, timeout, bad output). */
+  failure?: string;
+}
+
+export interface FunctionRunner {
+  runtime: "builtin" | "exec";
+  run(request: RunRequest): Promise<RunResponse>;
+}
+
+export interface FunctionRuntimeOptions {
+  /** Allow `exec:` functions (local executables). Default false, as kpt without --allow-exec. */
+  allowExec?: boolean;
+  exec?: ExecLimits;
+  /** Built-in implementations by function name; defaults to all of lib/fn/builtins. */
+  builtins?: Readonly<Record<string, BuiltinFunction>>;
+}
+
+export interface FunctionRuntime {
+  /** Throws FunctionRuntimeError when no runtime can run `fn`. */
+  resolve(fn: PipelineFunction): FunctionRunner;
+  /** e.g. `builtin (apply-replacements, ...); exec (disabled)` */
+  describe(): string;
+}
+
+export class FunctionRuntimeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FunctionRuntimeError";
+  }
+}
+
+/**
+ * The function name of an image reference: the last path segment without tag or digest.
+ * `gcr.io/kpt-fn/set-namespace:v0.4.1`, `ghcr.io/kptdev/krm-functions-catalog/set-namespace:v0.4`
+ * and `set-namespace` all give `set-namespace`.
+ */
+export function imageFunctionName(image: string): string {
+  const withoutDigest = image.split("@")[0];
+  const lastSegment = withoutDigest.slice(withoutDigest.lastIndexOf("/") + 1);
+  const colon = lastSegment.indexOf(":");
+  return colon < 0 ? lastSegment : lastSegment.slice(0, colon);
+}
+
+export function createFunctionRuntime(options: FunctionRuntimeOptions = {}): FunctionRuntime {
+  const builtins = options.builtins ?? BUILTIN_FUNCTIONS;
+  const describe = (): string =>
+    `builtin (${Object.keys(builtins).sort().join(", ")}); exec (${options.allowExec ? "enabled" : "disabled"})`;
+  return {
+    describe,
+    resolve(fn) {
+      if (fn.exec !== undefined && fn.exec !== "") {
+        if (!options.allowExec) {
+          throw new FunctionRuntimeError(
+            `cannot run exec function ${JSON.stringify(fn.exec)}: the exec runtime is disabled ` +
+              `(create the function runtime with allowExec: true to run local executables)`,
+          );
+        }
+        return execRunner(fn.exec, options.exec ?? {});
+      }
+      const image = fn.image ?? "";
+      const builtin = builtins[imageFunctionName(image)];
+      if (builtin) return builtinRunner(builtin);
+      throw new FunctionRuntimeError(
+        `no runtime can run function image ${JSON.stringify(image)}: available runtimes are ${describe()}`,
+      );
+    },
+  };
+}
+
+function builtinRunner(fn: BuiltinFunction): FunctionRunner {
+  return {
+    runtime: "builtin",
+    async run(request) {
+      // Functions mutate what they get, so they work on copies: a failed run leaves no trace.
+      const inputs = request.items.map(item => ({ ...item, doc: item.doc.clone() }));
+      const sources = new Map(inputs.map((item, i) => [item, i]));
+      try {
+        const config = request.functionConfig?.clone();
+        const output = fn({ items: inputs, functionConfig: config });
+        const items = output.items.map(item => ({ ...item, source: sources.get(item) }));
+        return { items, results: output.results, exitCode: hasErrorResult(output.results) ? 1 : 0 };
+      } catch (error) {
+        return { items: [], results: [errorResult((error as Error).message)], exitCode: 1 };
+      }
+    },
+  };
+}
+
+function execRunner(command: string, limits: ExecLimits): FunctionRunner {
+  return {
+    runtime: "exec",
+    async run(request) {
+      const stdin = toResourceListYaml(request.items, request.functionConfig);
+      const outcome = await runProcess(command, stdin, limits);
+      const stderr = outcome.stderr || undefined;
+      if (outcome.failure) {
+        return {
+          items: [],
+          results: [],
+          exitCode: outcome.exitCode || 1,
+          stderr,
+          failure: outcome.failure,
+        };
+      }
+      let parsed;
+      try {
+        parsed = parseResourceListYaml(outcome.stdout);
+      } catch (error) {
+        const failure =
+          outcome.exitCode !== 0
+            ? `exited with code ${outcome.exitCode}`
+            : (error as Error).message;
+        return { items: [], results: [], exitCode: outcome.exitCode || 1, stderr, failure };
+      }
+      const items = parsed.items.map(item => {
+        const source = item.id !== undefined && /^\d+$/.test(item.id) ? Number(item.id) : undefined;
+        const input = source !== undefined ? request.items[source]?.doc : undefined;
+        let doc = item.doc;
+        if (input && sameContent(input, doc)) doc = input;
+        else if (input) restoreFormatting(input, doc);
+        return { doc, path: item.path, index: item.index, source: input ? source : undefined };
+      });
+      const exitCode =
+        outcome.exitCode !== 0 ? outcome.exitCode : hasErrorResult(parsed.results) ? 1 : 0;
+      const failure = outcome.exitCode !== 0 ? `exited with code ${outcome.exitCode}` : undefined;
+      return { items, results: parsed.results, exitCode, stderr, failure };
+    },
+  };
+}
