@@ -1,0 +1,188 @@
+// Seed 003's reconciliation state machine as one pure decision: given the PackageVariant, the
+// selected upstream and the namespace's PackageRevisions, what to create, change or check.
+import type { PackageRevision, PackageVariant } from "../../crd-types";
+import { upstreamNotFoundMessage } from "../packages/upstream";
+import { buildCloneDraft, buildEditDraft, buildUpgradeDraft } from "./builders";
+import { combineChanges, updateChange, type RevisionChange } from "./changes";
+import { discoverDownstreams } from "./downstreams";
+import { findOldUpstream, isPublishedLifecycle, isUpToDate } from "./up-to-date";
+import { newWorkspaceName } from "./workspace";
+
+export interface PlanInput {
+  pv: PackageVariant;
+  /** The revision selectUpstream picked for spec.upstream; undefined when there is none. */
+  upstream: PackageRevision | undefined;
+  /** Every PackageRevision in the PackageVariant's namespace (upstream and downstream ones). */
+  revisions: readonly PackageRevision[];
+}
+
+type Named = { downstream: PackageRevision; target: string };
+
+/**
+ * One step per downstream (or a clone when there is none). `target` names the revision that
+ * stands for the downstream afterwards (status.downstreamTargets).
+ */
+export type DownstreamStep =
+  | { state: "NO_DOWNSTREAM"; kind: "createClone"; create: PackageRevision; target: string }
+  | (Named & {
+      state: "UPSTREAM_CHANGED";
+      kind: "createUpgrade";
+      create: PackageRevision;
+      oldUpstream: PackageRevision;
+      newUpstream: PackageRevision;
+    })
+  | (Named & {
+      state: "UPSTREAM_CHANGED";
+      kind: "upgradeInPlace";
+      oldUpstream: PackageRevision;
+      newUpstream: PackageRevision;
+    })
+  | (Named & { state: "UPSTREAM_CHANGED"; kind: "error"; message: string })
+  | (Named & { state: "SOURCE_PENDING"; kind: "wait"; message: string })
+  | CheckMutationsStep;
+
+/**
+ * Apply the mutations to `downstream`'s resources, then ask decideMutations. `editDraft` is set
+ * when the downstream is published (it cannot be written; changes go to this new draft).
+ */
+export type CheckMutationsStep = Named & {
+  state: "CHECK_MUTATIONS";
+  kind: "checkMutations";
+  editDraft?: PackageRevision;
+};
+
+export interface VariantPlan {
+  /** The upstream is missing: Stalled=True with this message, nothing else planned. */
+  stalled?: string;
+  /** Apply first: adoptions, DeletionProposed→Published restores, stale delete-or-orphans. */
+  changes: RevisionChange[];
+  /** Informational (e.g. a revision not adopted because another object controls it). */
+  notes: string[];
+  steps: DownstreamStep[];
+}
+
+/** The message the reference gives when a stale downstream is not published. */
+export function notPublishedMessage(name: string): string {
+  return `cannot update upstream of downstream "${name}" when it is not published`;
+}
+
+function nameOf(pr: PackageRevision): string {
+  return pr.metadata?.name ?? "";
+}
+
+/** A draft whose spec.source the PackageRevision controller has not executed yet has no content. */
+function sourcePending(pr: PackageRevision): string | undefined {
+  if (!pr.spec?.source || pr.status?.creationSource || isPublishedLifecycle(pr)) return undefined;
+  const ready = pr.status?.conditions?.find(c => c.type === "Ready");
+  const failure =
+    ready?.status === "False" && ready.reason === "Failed" ? `: ${ready.message}` : "";
+  return `waiting for PackageRevision "${nameOf(pr)}" to be created from its source${failure}`;
+}
+
+function upstreamChangedStep(
+  input: PlanInput & { upstream: PackageRevision },
+  downstream: PackageRevision,
+  workspace: () => string,
+): DownstreamStep {
+  const { pv, upstream, revisions } = input;
+  const base = { state: "UPSTREAM_CHANGED" as const, downstream, target: nameOf(downstream) };
+  // A proposal is under review: changing its content would change what is being approved.
+  if (downstream.spec?.lifecycle === "Proposed") {
+    return { ...base, kind: "error", message: notPublishedMessage(nameOf(downstream)) };
+  }
+  const old = findOldUpstream(downstream, pv.spec?.upstream ?? {}, revisions);
+  const published = isPublishedLifecycle(downstream);
+  if ("error" in old) {
+    const message = published
+      ? old.error
+      : `${notPublishedMessage(nameOf(downstream))}: ${old.error}`;
+    return { ...base, kind: "error", message };
+  }
+  const merge = { oldUpstream: old.found, newUpstream: upstream };
+  if (!published) return { ...base, ...merge, kind: "upgradeInPlace" };
+  const create = buildUpgradeDraft(pv, downstream, old.found, upstream, workspace());
+  return { ...base, ...merge, kind: "createUpgrade", create, target: nameOf(create) };
+}
+
+function stepFor(
+  input: PlanInput & { upstream: PackageRevision },
+  downstream: PackageRevision,
+  workspace: () => string,
+): DownstreamStep {
+  const target = nameOf(downstream);
+  const pending = sourcePending(downstream);
+  if (pending)
+    return { state: "SOURCE_PENDING", kind: "wait", downstream, target, message: pending };
+  if (!isUpToDate(downstream, input.upstream))
+    return upstreamChangedStep(input, downstream, workspace);
+  const editDraft = isPublishedLifecycle(downstream)
+    ? buildEditDraft(input.pv, downstream, workspace())
+    : undefined;
+  return {
+    state: "CHECK_MUTATIONS",
+    kind: "checkMutations",
+    downstream,
+    target,
+    ...(editDraft && { editDraft }),
+  };
+}
+
+/**
+ * Seed 003's state machine. No downstream: clone. Otherwise, per downstream (all owned
+ * Draft/Proposed, else the latest owned published one):
+ * - a DeletionProposed downstream is first restored to Published (the reference does this: the
+ *   PackageVariant still wants it; a person wanting it gone deletes or retargets the PackageVariant);
+ * - a draft whose source has not run yet: wait (its content does not exist yet);
+ * - UPSTREAM_CHANGED: published → new upgrade draft; Draft → upgrade in place (three-way merge,
+ *   `kpt pkg update` on the draft) when the upstream it was made from is known and still exists;
+ *   Proposed, or no known base → error with the reference's message;
+ * - else CHECK_MUTATIONS (see decideMutations).
+ */
+export function planPackageVariant(input: PlanInput): VariantPlan {
+  const { pv, upstream, revisions } = input;
+  if (!upstream) {
+    const selector = pv.spec?.upstream ?? {};
+    return { stalled: upstreamNotFoundMessage(selector), changes: [], notes: [], steps: [] };
+  }
+  const discovery = discoverDownstreams(pv, revisions);
+  const { repo = "", package: pkg = "" } = pv.spec?.downstream ?? {};
+  // At most one draft is created per reconcile (only from the single published downstream).
+  const workspace = () => newWorkspaceName(revisions, repo, pkg);
+  const changes = [...discovery.changes];
+  const steps: DownstreamStep[] = [];
+  for (const found of discovery.downstreams) {
+    let downstream = found;
+    if (downstream.spec?.lifecycle === "DeletionProposed") {
+      changes.push(updateChange(downstream, "restore", { lifecycle: "Published" }));
+      downstream = { ...downstream, spec: { ...downstream.spec, lifecycle: "Published" } };
+    }
+    steps.push(stepFor({ ...input, upstream }, downstream, workspace));
+  }
+  if (steps.length === 0) {
+    const create = buildCloneDraft(pv, upstream, workspace());
+    steps.push({ state: "NO_DOWNSTREAM", kind: "createClone", create, target: nameOf(create) });
+  }
+  return { changes: combineChanges(changes), notes: discovery.notes, steps };
+}
+
+export interface MutationDecision {
+  state: "MUTATIONS_CHANGED" | "UP_TO_DATE";
+  /** Write the mutated resources to this revision (a Draft/Proposed downstream). */
+  writeTo?: string;
+  /** Create this edit draft (the downstream is published); mutate it once its source ran. */
+  createEditDraft?: PackageRevision;
+  target: string;
+}
+
+/** After applyMutations on a CHECK_MUTATIONS step's downstream: what `changed` means. */
+export function decideMutations(step: CheckMutationsStep, changed: boolean): MutationDecision {
+  if (!changed) return { state: "UP_TO_DATE", target: step.target };
+  if (step.editDraft) {
+    return {
+      state: "MUTATIONS_CHANGED",
+      createEditDraft: step.editDraft,
+      target: nameOf(step.editDraft),
+    };
+  }
+  return { state: "MUTATIONS_CHANGED", writeTo: step.target, target: step.target };
+}
