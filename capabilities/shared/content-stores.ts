@@ -1,0 +1,101 @@
+import { K8s, kind, Log } from "pepr";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isDeepStrictEqual } from "node:util";
+import { Repository } from "../../crd-types";
+import { isNotFound } from "./api-errors";
+import { ContentStore, GitCredentials, openContentStore, RepositoryConfig } from "../../lib/git";
+
+/**
+ * Seed 002's shared cache: one content store per Repository object, shared by the Repository
+ * and PackageRevision capabilities in the controller process. A store is rebuilt when the
+ * Repository's git settings or its credentials change.
+ */
+const stores = new Map<string, { config: RepositoryConfig; store: ContentStore }>();
+
+const cacheRoot = process.env.PORCH_PEPR_GIT_CACHE ?? join(tmpdir(), "porch-pepr-git");
+
+export class CredentialsError extends Error {}
+
+const decode = (value?: string) =>
+  value === undefined ? undefined : Buffer.from(value, "base64").toString("utf8");
+
+/** Credentials from `spec.git.secretRef`: basic-auth username/password, or a bearer token. */
+async function credentialsOf(repo: Repository): Promise<GitCredentials | undefined> {
+  const name = repo.spec?.git?.secretRef?.name;
+  if (!name) return undefined;
+  let secret: kind.Secret;
+  try {
+    secret = await K8s(kind.Secret)
+      .InNamespace(repo.metadata?.namespace ?? "")
+      .Get(name);
+  } catch {
+    throw new CredentialsError(`cannot read Secret "${name}" named by spec.git.secretRef`);
+  }
+  const data = secret.data ?? {};
+  const token = decode(data.bearerToken);
+  if (token) return { type: "bearer", token };
+  const username = decode(data.username);
+  const password = decode(data.password);
+  if (username !== undefined && password !== undefined)
+    return { type: "basic", username, password };
+  throw new CredentialsError(
+    `Secret "${name}" must hold username and password (type kubernetes.io/basic-auth) or bearerToken`,
+  );
+}
+
+export const repositoryKey = (namespace: string, name: string) => `${namespace}/${name}`;
+
+export async function repositoryConfig(repo: Repository): Promise<RepositoryConfig> {
+  const git = repo.spec?.git;
+  return {
+    url: git?.repo ?? "",
+    branch: git?.branch || "main",
+    directory: git?.directory ?? "",
+    createBranch: git?.createBranch ?? false,
+    credentials: await credentialsOf(repo),
+    author: { name: git?.author, email: git?.email },
+  };
+}
+
+/** The store of a Repository, (re)built when its settings or credentials changed. */
+export async function storeFor(repo: Repository): Promise<ContentStore> {
+  const key = repositoryKey(repo.metadata?.namespace ?? "", repo.metadata?.name ?? "");
+  const config = await repositoryConfig(repo);
+  const existing = stores.get(key);
+  if (existing && isDeepStrictEqual(existing.config, config)) return existing.store;
+  existing?.store.close();
+  const store = openContentStore(config, {
+    cacheRoot: join(cacheRoot, key.replace("/", "_")),
+    log: storeLog,
+  });
+  stores.set(key, { config, store });
+  return store;
+}
+
+/** The store of the Repository `name` in `namespace`; undefined when it does not exist. */
+export async function storeForName(
+  namespace: string,
+  name: string,
+): Promise<{ repo: Repository; store: ContentStore } | undefined> {
+  let repo: Repository;
+  try {
+    repo = await K8s(Repository).InNamespace(namespace).Get(name);
+  } catch (error) {
+    // Only "not found" means gone: deletion gating treats a missing Repository as a GC cascade.
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+  return { repo, store: await storeFor(repo) };
+}
+
+export function forgetStore(namespace: string, name: string): void {
+  const key = repositoryKey(namespace, name);
+  stores.get(key)?.store.close();
+  stores.delete(key);
+}
+
+const storeLog = {
+  debug: (msg: string, fields?: Record<string, unknown>) => Log.debug(fields ?? {}, msg),
+  warn: (msg: string, fields?: Record<string, unknown>) => Log.warn(fields ?? {}, msg),
+};

@@ -1,0 +1,189 @@
+// Per-repository state shared by the store's operations: the git client, the fetched refs, the
+// per-cache lock, and the retry loop that turns a rejected push into refetch-and-redo.
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { defaultClientKind, type GitClient, type RefMap, type RefUpdate, type Signature } from "./client";
+import { CliGitClient } from "./cli-client";
+import { signatureNow } from "./commit-format";
+import { Discovery } from "./discovery";
+import { GitStoreError, PushRejectedError, displayUrl, scrubSecrets } from "./errors";
+import { IsoGitClient } from "./iso-client";
+import { HEADS, INITIAL_COMMIT_MESSAGE, INITIAL_README, PORCH_SIGNATURE, trimSlashes } from "./layout";
+import { withLock } from "./mutex";
+import { buildTree } from "./tree";
+import type { GitCredentials, PackageRevisionInfo, PackageRevisionKey, RepositoryConfig, StoreOptions } from "./types";
+
+export interface NormalizedConfig {
+  url: string; // without userinfo
+  branch: string;
+  directory: string;
+  createBranch: boolean;
+  credentials?: GitCredentials;
+  author: { name: string; email: string };
+}
+
+export function normalizeConfig(config: RepositoryConfig): NormalizedConfig {
+  let url = config.url;
+  let credentials = config.credentials;
+  try {
+    const parsed = new URL(config.url);
+    if (parsed.username !== "" || parsed.password !== "") {
+      credentials ??= { type: "basic", username: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) };
+      parsed.username = "";
+      parsed.password = "";
+      url = parsed.toString();
+    }
+  } catch {
+    throw new GitStoreError("InvalidArgument", `repository URL ${JSON.stringify(scrubSecrets(config.url))} is not a valid URL`);
+  }
+  // As the reference: with only one of author/email set, it stands in for the other.
+  const name = config.author?.name || config.author?.email || PORCH_SIGNATURE.name;
+  const email = config.author?.email || config.author?.name || PORCH_SIGNATURE.email;
+  return {
+    url,
+    branch: config.branch || "main",
+    directory: trimSlashes(config.directory ?? ""),
+    createBranch: config.createBranch === true,
+    credentials,
+    author: { name, email },
+  };
+}
+
+export function cacheDirFor(cacheRoot: string, url: string): string {
+  const slug = url.replace(/^[a-z]+:\/\//i, "").replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60);
+  return join(cacheRoot, `${slug}-${createHash("sha256").update(url).digest("hex").slice(0, 12)}`);
+}
+
+export class RepoContext {
+  readonly client: GitClient;
+  readonly discovery: Discovery;
+  readonly cacheDir: string;
+  private refs: RefMap | undefined;
+  private lastFetch = 0;
+  private initialised = false;
+
+  constructor(
+    readonly config: NormalizedConfig,
+    readonly options: StoreOptions,
+  ) {
+    this.cacheDir = cacheDirFor(options.cacheRoot, config.url);
+    const clientOpts = { gitdir: this.cacheDir, url: config.url, credentials: config.credentials, branch: config.branch };
+    const kind = options.client ?? defaultClientKind();
+    this.client = kind === "cli" ? new CliGitClient(clientOpts) : new IsoGitClient(clientOpts);
+    this.discovery = new Discovery(this.client);
+  }
+
+  get branchRef(): string {
+    return `${HEADS}${this.config.branch}`;
+  }
+
+  /** Serialised read: refetches when `fresh` or the last fetch is older than readFreshnessMs. */
+  read<T>(op: () => Promise<T>, fresh = false): Promise<T> {
+    return withLock(this.cacheDir, async () => {
+      const stale = Date.now() - this.lastFetch >= (this.options.readFreshnessMs ?? 0);
+      if (fresh || stale || this.refs === undefined) await this.sync();
+      return op();
+    });
+  }
+
+  /** Serialised write: fetch, run, and on a rejected push refetch and run again (bounded). */
+  write<T>(op: () => Promise<T>): Promise<T> {
+    const max = Math.max(1, this.options.maxPushAttempts ?? 5);
+    return withLock(this.cacheDir, async () => {
+      for (let attempt = 1; ; attempt++) {
+        await this.sync();
+        try {
+          return await op();
+        } catch (err) {
+          if (!(err instanceof PushRejectedError)) throw err;
+          if (attempt >= max) {
+            throw new GitStoreError("Conflict", `gave up after ${max} attempts because ${displayUrl(this.config.url)} kept changing: ${err.message}`);
+          }
+          this.options.log?.debug("push rejected; refetching and retrying", { attempt, url: displayUrl(this.config.url) });
+          await new Promise((r) => setTimeout(r, 20 * attempt + Math.random() * 50));
+        }
+      }
+    });
+  }
+
+  /** Unserialised: callers hold the lock (inside read/write). */
+  async sync(): Promise<RefMap> {
+    if (!this.initialised) {
+      await this.client.init();
+      this.initialised = true;
+    }
+    this.refs = await this.client.fetch();
+    this.lastFetch = Date.now();
+    if (!this.refs.has(this.branchRef)) await this.createBranchOrFail();
+    return this.refs;
+  }
+
+  /** Pushes ref updates and applies them to the fetched refs (no refetch needed to read them back). */
+  async push(updates: RefUpdate[]): Promise<void> {
+    await this.client.push(updates);
+    const refs = this.currentRefs();
+    for (const u of updates) {
+      if (u.oid === null) refs.delete(u.ref);
+      else refs.set(u.ref, { oid: u.oid, commit: u.oid });
+    }
+  }
+
+  currentRefs(): RefMap {
+    if (this.refs === undefined) throw new GitStoreError("Transport", "repository has not been fetched yet");
+    return this.refs;
+  }
+
+  branchHead(): string {
+    const head = this.currentRefs().get(this.branchRef);
+    if (head === undefined) throw this.branchMissing();
+    return head.commit;
+  }
+
+  async listPackage(packageName?: string): Promise<PackageRevisionInfo[]> {
+    const scope = { branch: this.config.branch, directory: this.config.directory, packageName };
+    return this.discovery.list(this.currentRefs(), scope);
+  }
+
+  /** The revision for package + workspace; drafts and proposals win over tags, tags over the placeholder. */
+  async find(key: PackageRevisionKey): Promise<PackageRevisionInfo> {
+    const rank = (r: PackageRevisionInfo) => (r.revision === 0 ? 0 : r.revision > 0 ? 1 : 2);
+    const hits = (await this.listPackage(key.packageName))
+      .filter((r) => r.workspaceName === key.workspaceName)
+      .sort((a, b) => rank(a) - rank(b) || b.revision - a.revision);
+    if (hits.length === 0) {
+      throw new GitStoreError("NotFound", `package revision ${key.packageName}/${key.workspaceName} not found in repository ${displayUrl(this.config.url)}`);
+    }
+    return hits[0];
+  }
+
+  /** Oid the remote ref currently points at (the tag object for annotated tags). */
+  refOid(ref: string): string | undefined {
+    return this.currentRefs().get(ref)?.oid;
+  }
+
+  author(): Signature {
+    return signatureNow(this.config.author);
+  }
+
+  committer(): Signature {
+    return signatureNow(PORCH_SIGNATURE);
+  }
+
+  private async createBranchOrFail(): Promise<void> {
+    if (!this.config.createBranch) throw this.branchMissing();
+    const tree = await buildTree(this.client, { [INITIAL_README.name]: INITIAL_README.content });
+    const sig = signatureNow(PORCH_SIGNATURE);
+    const commit = await this.client.writeCommit({ tree, parents: [], message: INITIAL_COMMIT_MESSAGE, author: sig, committer: sig });
+    try {
+      await this.client.push([{ ref: this.branchRef, oid: commit, expect: null }]);
+    } catch (err) {
+      if (!(err instanceof PushRejectedError)) throw err; // someone else created it meanwhile
+    }
+    this.refs = await this.client.fetch();
+    if (!this.refs.has(this.branchRef)) throw this.branchMissing();
+  }
+
+  private branchMissing(): GitStoreError {
+    return new GitStoreError("BranchMissing", `branch "${this.config.branch}" doesn't exist in repository ${displayUrl(this.config.url)}`);
+  }
+}

@@ -1,0 +1,51 @@
+// Errors of the git content store. Every message passes through scrubSecrets so credentials never
+// reach a status condition or a log line.
+
+export type GitErrorCode =
+  | "NotFound" // package revision or ref does not exist
+  | "AlreadyExists" // workspace already used by a revision of the package
+  | "InvalidArgument" // bad package/workspace name, missing Kptfile, ...
+  | "InvalidTransition" // lifecycle change the store does not allow
+  | "Conflict" // the remote moved and the bounded retries ran out, or a push was rejected
+  | "Auth" // the server refused the credentials
+  | "BranchMissing" // repository branch absent and createBranch not set
+  | "Transport"; // anything else from git / the network
+
+export class GitStoreError extends Error {
+  readonly code: GitErrorCode;
+  constructor(code: GitErrorCode, message: string) {
+    super(message);
+    this.name = "GitStoreError";
+    this.code = code;
+  }
+}
+
+/** A ref update refused by the remote (not fast-forward, lease/expectation failed, tag exists). */
+export class PushRejectedError extends GitStoreError {
+  constructor(message: string) {
+    super("Conflict", message);
+    this.name = "PushRejectedError";
+  }
+}
+
+export function isGitStoreError(err: unknown, code?: GitErrorCode): err is GitStoreError {
+  return err instanceof GitStoreError && (code === undefined || err.code === code);
+}
+
+/** Removes URL userinfo (`https://user:pw@host` → `https://***@host`) and every known secret. */
+export function scrubSecrets(text: string, secrets: readonly string[] = []): string {
+  let out = text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, "$1***@");
+  for (const secret of secrets) {
+    if (secret.length >= 3) out = out.split(secret).join("***");
+  }
+  return out;
+}
+
+/** Removes userinfo from a URL for display. */
+export function displayUrl(url: string): string {
+  return scrubSecrets(url);
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,15 @@
+// Framework-free git content store (seed 002 "CRD as Intent, Git as Content", "Shared Cache").
+export * from "./types";
+export { GitStoreError, PushRejectedError, isGitStoreError, scrubSecrets, type GitErrorCode } from "./errors";
+export { GitContentStore, openContentStore } from "./store";
+export { defaultClientKind, hasGitBinary } from "./client";
+export {
+  draftBranch,
+  proposedBranch,
+  tagRef,
+  deletionProposedBranch,
+  packagePath,
+  revisionFromTag,
+  validatePackageName,
+  validateWorkspaceName,
+} from "./layout";

@@ -1,0 +1,228 @@
+// GitClient on isomorphic-git: pure JavaScript, runs in the stock Pepr controller image (no git
+// binary). Push cost: isomorphic-git only leaves out objects reachable from the remote's copy of
+// the pushed ref or from refs/remotes/origin/HEAD, so before a push that carries new objects that
+// symref is pointed at the repository branch: a new draft branch or tag then sends only the
+// package's new objects instead of the whole tree (research/field.md §6; bench/git-clients.ts).
+import fs from "node:fs";
+import git, { type HttpClient } from "isomorphic-git";
+import {
+  ZERO_OID,
+  authorizationHeader,
+  secretsOf,
+  type ClientOptions,
+  type CommitInfo,
+  type CommitSpec,
+  type GitClient,
+  type RefMap,
+  type RefUpdate,
+  type TreeEntry,
+} from "./client";
+import { GitStoreError, PushRejectedError, displayUrl, errorMessage, scrubSecrets } from "./errors";
+import { httpStatus, httpWithHeadHint } from "./iso-http";
+import { deleteLocalRefs, localRefs, setThinPackHint } from "./iso-refs";
+import { fromIsoSignature, toIsoSignature } from "./commit-format";
+
+export class IsoGitClient implements GitClient {
+  readonly kind = "isomorphic" as const;
+  private readonly headers: Record<string, string>;
+  private readonly secrets: string[];
+  private readonly cache = {};
+  private readonly http: HttpClient;
+  /** Commits the remote is known to have (last fetch plus what we pushed since). */
+  private readonly remoteHas = new Set<string>();
+  private branchExists = false;
+  private readonly peeled = new Map<string, string>();
+
+  constructor(private readonly opts: ClientOptions & { thinPackHint?: boolean }) {
+    const auth = authorizationHeader(opts.credentials);
+    this.headers = auth === undefined ? {} : { Authorization: auth };
+    this.secrets = secretsOf(opts.credentials);
+    this.http = httpWithHeadHint(opts.branch);
+  }
+
+  private get base() {
+    return { fs, gitdir: this.opts.gitdir, cache: this.cache };
+  }
+
+  private get remote() {
+    // Credentials go in a header on every request; a 401 is final (no prompt, no retry loop).
+    return { http: this.http, url: this.opts.url, headers: this.headers, onAuthFailure: () => ({ cancel: true }) };
+  }
+
+  async init(): Promise<void> {
+    if (fs.existsSync(`${this.opts.gitdir}/HEAD`)) return;
+    await git.init({ fs, gitdir: this.opts.gitdir, bare: true });
+    await git.addRemote({ fs, gitdir: this.opts.gitdir, remote: "origin", url: this.opts.url, force: true });
+  }
+
+  async fetch(): Promise<RefMap> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.fetchOnce();
+      } catch (err) {
+        // The remote changed between the ref listing and the fetch's own ref discovery.
+        if (attempt >= 3 || !(err instanceof GitStoreError && /NotFoundError: Could not find refs\//.test(err.message))) throw err;
+      }
+    }
+  }
+
+  private async fetchOnce(): Promise<RefMap> {
+    const advertised = await this.net("fetch", () => git.listServerRefs({ ...this.remote, protocolVersion: 1 }));
+    const wanted = advertised.filter((r) => r.ref.startsWith("refs/heads/") || r.ref.startsWith("refs/tags/"));
+    const before = await localRefs(this.opts.gitdir);
+    const unchanged = before.size === wanted.length && wanted.every((r) => before.get(r.ref) === r.oid);
+    if (!unchanged) {
+      if (wanted.length === 0) await deleteLocalRefs(this.opts.gitdir);
+      else {
+        const branch = `refs/heads/${this.opts.branch}`;
+        const remoteRef = wanted.some((r) => r.ref === branch) ? branch : wanted[0].ref;
+        await this.net("fetch", () =>
+          git.fetch({ ...this.base, ...this.remote, remote: "origin", remoteRef, singleBranch: false, tags: true, prune: true, pruneTags: true }),
+        );
+      }
+    }
+    // Refs as stored locally: they match the objects this fetch brought (the remote may have moved).
+    const refs: RefMap = new Map();
+    this.remoteHas.clear();
+    for (const [ref, oid] of await localRefs(this.opts.gitdir)) {
+      const commit = await this.peel(oid);
+      refs.set(ref, { oid, commit });
+      this.remoteHas.add(commit);
+    }
+    this.branchExists = refs.has(`refs/heads/${this.opts.branch}`);
+    return refs;
+  }
+
+  /** The commit an annotated tag points at (the oid itself for anything else); memoised. */
+  private async peel(oid: string): Promise<string> {
+    const memo = this.peeled.get(oid);
+    if (memo !== undefined) return memo;
+    let current = oid;
+    for (let depth = 0; depth < 5; depth++) {
+      const { type, object } = await git.readObject({ ...this.base, oid: current, format: "parsed" });
+      if (type !== "tag") break;
+      current = (object as { object: string }).object;
+    }
+    if (this.peeled.size >= 10000) this.peeled.clear();
+    this.peeled.set(oid, current);
+    return current;
+  }
+
+  async push(updates: RefUpdate[]): Promise<void> {
+    // Non-atomic: the store orders updates so an interrupted sequence is recoverable by a retry.
+    for (const u of updates) {
+      // The base hint costs a walk of the branch tree; only worth it when objects must be sent.
+      const hint = u.oid !== null && !this.remoteHas.has(u.oid) && this.opts.thinPackHint !== false && this.branchExists;
+      await setThinPackHint(this.opts.gitdir, hint ? this.opts.branch : undefined);
+      await this.pushOne(u);
+      if (u.oid !== null) this.remoteHas.add(u.oid);
+    }
+  }
+
+  private async pushOne(u: RefUpdate): Promise<void> {
+    let refused: string | undefined;
+    const expect = u.expect === undefined && u.ref.startsWith("refs/tags/") ? null : u.expect;
+    try {
+      await this.net("push", () =>
+        git.push({
+          ...this.base,
+          ...this.remote,
+          ref: u.oid ?? ZERO_OID,
+          remoteRef: u.ref,
+          delete: u.oid === null,
+          force: expect !== undefined,
+          // Compare-and-swap: the server also checks the advertised old value we send back.
+          onPrePush: ({ remoteRef }) => {
+            if (expect === undefined || remoteRef.oid === (expect ?? ZERO_OID)) return true;
+            refused = `${u.ref} is at ${remoteRef.oid.slice(0, 12)}, expected ${expect === null ? "no ref" : expect.slice(0, 12)}`;
+            return false;
+          },
+        }),
+      );
+    } catch (err) {
+      if (refused !== undefined) throw new PushRejectedError(`push to ${displayUrl(this.opts.url)} was rejected: ${refused}`);
+      if (err instanceof GitStoreError && err.code === "Transport" && /PushRejected|not-fast-forward|tag-exists|failed to (update|lock)|rejected/i.test(err.message)) {
+        throw new PushRejectedError(err.message);
+      }
+      throw err;
+    }
+  }
+
+  async readTree(treeOid: string): Promise<TreeEntry[]> {
+    const { tree } = await git.readTree({ ...this.base, oid: treeOid });
+    return tree.map((e) => ({ mode: e.mode, path: e.path, oid: e.oid, type: e.type }));
+  }
+
+  async listTree(treeOid: string): Promise<TreeEntry[]> {
+    const out: TreeEntry[] = [];
+    const walk = async (oid: string, prefix: string): Promise<void> => {
+      for (const e of await this.readTree(oid)) {
+        out.push({ ...e, path: `${prefix}${e.path}` });
+        if (e.type === "tree") await walk(e.oid, `${prefix}${e.path}/`);
+      }
+    };
+    await walk(treeOid, "");
+    return out;
+  }
+
+  async readBlobs(oids: string[]): Promise<Map<string, Buffer>> {
+    const out = new Map<string, Buffer>();
+    for (const oid of oids) out.set(oid, Buffer.from((await git.readBlob({ ...this.base, oid })).blob));
+    return out;
+  }
+
+  async writeBlobs(contents: Buffer[]): Promise<string[]> {
+    const oids: string[] = [];
+    for (const blob of contents) oids.push(await git.writeBlob({ fs, gitdir: this.opts.gitdir, blob }));
+    return oids;
+  }
+
+  writeTree(entries: TreeEntry[]): Promise<string> {
+    return git.writeTree({ fs, gitdir: this.opts.gitdir, tree: entries.map((e) => ({ ...e })) });
+  }
+
+  async readCommit(oid: string): Promise<CommitInfo> {
+    const { commit } = await git.readCommit({ ...this.base, oid });
+    return {
+      oid,
+      tree: commit.tree,
+      parents: commit.parent,
+      message: commit.message,
+      author: fromIsoSignature(commit.author),
+      committer: fromIsoSignature(commit.committer),
+    };
+  }
+
+  async log(oid: string, max: number): Promise<CommitInfo[]> {
+    const out: CommitInfo[] = [];
+    for (let next: string | undefined = oid; next !== undefined && out.length < max; ) {
+      const commit = await this.readCommit(next);
+      out.push(commit);
+      next = commit.parents[0];
+    }
+    return out;
+  }
+
+  close(): void {
+    // nothing runs in the background
+  }
+
+  writeCommit(spec: CommitSpec): Promise<string> {
+    const commit = { tree: spec.tree, parent: spec.parents, message: spec.message, author: toIsoSignature(spec.author), committer: toIsoSignature(spec.committer) };
+    return git.writeCommit({ fs, gitdir: this.opts.gitdir, commit });
+  }
+
+  /** Runs a network call, mapping isomorphic-git errors to scrubbed store errors. */
+  private async net<T>(op: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      const status = httpStatus(err);
+      if (status === 401 || status === 403) {
+        throw new GitStoreError("Auth", `authentication to ${displayUrl(this.opts.url)} failed (HTTP ${status} on ${op}); check the repository credentials`);
+      }
+      const code = err instanceof Error && "code" in err ? String((err as { code: unknown }).code) : "";
+      throw new GitStoreError("Transport", scrubSecrets(`git ${op} (${displayUrl(this.opts.url)}) failed: ${code ? `${code}: ` : ""}${errorMessage(err)}`, this.secrets));
+    }
+  }
+}

@@ -1,0 +1,90 @@
+// The git content store: seed 002's shared-cache operations for one repository, backed by a bare
+// cache clone and either git client. CRD is intent, git is content; this is the content side.
+import { RepoContext, normalizeConfig } from "./context";
+import { createDraftFromExisting, createNewDraft } from "./draft";
+import { GitStoreError } from "./errors";
+import { readKptfile, KPTFILE } from "./kptfile";
+import { deletePackage, updateLifecycle } from "./lifecycle";
+import { readFiles } from "./tree";
+import type {
+  ContentStore,
+  GitClientKind,
+  Lifecycle,
+  PackageContent,
+  PackageDraft,
+  PackageRevisionInfo,
+  PackageRevisionKey,
+  RepositoryConfig,
+  StoreOptions,
+} from "./types";
+
+export class GitContentStore implements ContentStore {
+  readonly config: Readonly<RepositoryConfig>;
+  private readonly ctx: RepoContext;
+
+  constructor(config: RepositoryConfig, options: StoreOptions) {
+    if (!options.cacheRoot) throw new GitStoreError("InvalidArgument", "StoreOptions.cacheRoot is required");
+    const normalized = normalizeConfig(config);
+    this.ctx = new RepoContext(normalized, options);
+    // Exposed without credentials: callers log and print this.
+    this.config = Object.freeze({
+      url: normalized.url,
+      branch: normalized.branch,
+      directory: normalized.directory,
+      createBranch: normalized.createBranch,
+      author: normalized.author,
+    });
+  }
+
+  get clientKind(): GitClientKind {
+    return this.ctx.client.kind;
+  }
+
+  /** Folder of this repository's bare cache clone. */
+  get cacheDir(): string {
+    return this.ctx.cacheDir;
+  }
+
+  open(): Promise<string> {
+    return this.ctx.read(async () => this.ctx.branchHead(), true);
+  }
+
+  listPackageRevisions(filter?: { packageName?: string }): Promise<PackageRevisionInfo[]> {
+    return this.ctx.read(() => this.ctx.listPackage(filter?.packageName));
+  }
+
+  getPackageContent(key: PackageRevisionKey): Promise<PackageContent> {
+    return this.ctx.read(async () => {
+      const info = await this.ctx.find(key);
+      const pkg = await this.ctx.discovery.packageAt(info.commit, info.path);
+      if (pkg === null) throw new GitStoreError("NotFound", `package ${info.packageName} has no ${KPTFILE} at ${info.ref}`);
+      const files = await readFiles(this.ctx.client, pkg.tree);
+      const kptfile = readKptfile(files[KPTFILE] ?? "");
+      return { info, files, ...(kptfile.ok && kptfile.upstreamLock ? { upstreamLock: kptfile.upstreamLock } : {}) };
+    });
+  }
+
+  createNewDraft(key: PackageRevisionKey, lifecycle: "Draft" | "Proposed" = "Draft"): Promise<PackageDraft> {
+    return createNewDraft(this.ctx, key, lifecycle);
+  }
+
+  createDraftFromExisting(key: PackageRevisionKey): Promise<PackageDraft> {
+    return createDraftFromExisting(this.ctx, key);
+  }
+
+  updateLifecycle(key: PackageRevisionKey, desired: Lifecycle): Promise<PackageRevisionInfo> {
+    return updateLifecycle(this.ctx, key, desired);
+  }
+
+  deletePackage(key: PackageRevisionKey): Promise<void> {
+    return deletePackage(this.ctx, key);
+  }
+
+  close(): void {
+    this.ctx.client.close();
+  }
+}
+
+export function openContentStore(config: RepositoryConfig, options: StoreOptions): ContentStore {
+  return new GitContentStore(config, options);
+}

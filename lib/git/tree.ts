@@ -1,0 +1,110 @@
+// Tree editing on top of GitClient: build a package tree from a file map, find or replace the
+// subtree at a package path. Commits are built without a worktree, so only the trees along the
+// package path are rewritten; everything else on the branch keeps its object ids.
+import type { GitClient, TreeEntry } from "./client";
+import { GitStoreError } from "./errors";
+
+const TREE_MODE = "040000";
+const FILE_MODE = "100644";
+
+/** Git orders tree entries by name, comparing directories as if they ended in "/". */
+function sortEntries(entries: TreeEntry[]): TreeEntry[] {
+  const key = (e: TreeEntry) => (e.type === "tree" ? `${e.path}/` : e.path);
+  return [...entries].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+function checkFilePath(path: string): string[] {
+  const parts = path.split("/");
+  if (path === "" || parts.some((p) => p === "" || p === "." || p === ".." || p === ".git")) {
+    throw new GitStoreError("InvalidArgument", `invalid file path "${path}" in package resources`);
+  }
+  return parts;
+}
+
+interface DirNode {
+  files: Map<string, Buffer>;
+  dirs: Map<string, DirNode>;
+}
+
+/** Writes blobs and trees for a file map; returns the root tree oid. */
+export async function buildTree(client: GitClient, files: Record<string, string>): Promise<string> {
+  const root: DirNode = { files: new Map(), dirs: new Map() };
+  for (const [path, content] of Object.entries(files)) {
+    const parts = checkFilePath(path);
+    let node = root;
+    for (const dir of parts.slice(0, -1)) {
+      if (node.files.has(dir)) throw new GitStoreError("InvalidArgument", `"${path}" is below a file of the same name`);
+      node = node.dirs.get(dir) ?? node.dirs.set(dir, { files: new Map(), dirs: new Map() }).get(dir)!;
+    }
+    const name = parts[parts.length - 1];
+    if (node.dirs.has(name)) throw new GitStoreError("InvalidArgument", `"${path}" is both a file and a directory`);
+    node.files.set(name, Buffer.from(content, "utf8"));
+  }
+  return writeDir(client, root);
+}
+
+async function writeDir(client: GitClient, node: DirNode): Promise<string> {
+  const names = [...node.files.keys()];
+  const oids = await client.writeBlobs(names.map((n) => node.files.get(n)!));
+  const entries: TreeEntry[] = names.map((n, i) => ({ mode: FILE_MODE, path: n, oid: oids[i], type: "blob" }));
+  for (const [name, child] of node.dirs) {
+    entries.push({ mode: TREE_MODE, path: name, oid: await writeDir(client, child), type: "tree" });
+  }
+  return client.writeTree(sortEntries(entries));
+}
+
+/** Oid of the tree at `path` below `rootTree`, or undefined when there is none. */
+export async function subtreeAt(client: GitClient, rootTree: string, path: string): Promise<string | undefined> {
+  let oid = rootTree;
+  for (const name of path.split("/").filter((p) => p !== "")) {
+    const entry = (await client.readTree(oid)).find((e) => e.path === name);
+    if (entry?.type !== "tree") return undefined;
+    oid = entry.oid;
+  }
+  return oid;
+}
+
+/**
+ * Returns a new root tree where `path` holds `subtree` (a tree oid), or is removed when `subtree`
+ * is null. Directories left empty by a removal disappear, as git cannot store empty trees.
+ */
+export async function replaceSubtree(
+  client: GitClient,
+  rootTree: string | null,
+  path: string,
+  subtree: string | null,
+): Promise<string> {
+  const parts = path.split("/").filter((p) => p !== "");
+  if (parts.length === 0) throw new GitStoreError("InvalidArgument", "package path must not be empty");
+  const result = await replaceIn(client, rootTree, parts, subtree);
+  return result ?? client.writeTree([]);
+}
+
+async function replaceIn(
+  client: GitClient,
+  tree: string | null,
+  parts: string[],
+  subtree: string | null,
+): Promise<string | null> {
+  const entries = tree === null ? [] : await client.readTree(tree);
+  const [name, ...rest] = parts;
+  const existing = entries.find((e) => e.path === name);
+  if (existing !== undefined && existing.type !== "tree" && rest.length > 0) {
+    throw new GitStoreError("InvalidArgument", `"${name}" is a file, not a directory, on the package path`);
+  }
+  const child =
+    rest.length === 0 ? subtree : await replaceIn(client, existing?.type === "tree" ? existing.oid : null, rest, subtree);
+  const kept = entries.filter((e) => e.path !== name);
+  if (child !== null) kept.push({ mode: TREE_MODE, path: name, oid: child, type: "tree" });
+  if (kept.length === 0) return null;
+  return client.writeTree(sortEntries(kept));
+}
+
+/** All files below a tree as path → UTF-8 text. */
+export async function readFiles(client: GitClient, treeOid: string): Promise<Record<string, string>> {
+  const listing = (await client.listTree(treeOid)).filter((e) => e.type === "blob");
+  const blobs = await client.readBlobs([...new Set(listing.map((f) => f.oid))]);
+  const files: Record<string, string> = {};
+  for (const f of listing) files[f.path] = blobs.get(f.oid)?.toString("utf8") ?? "";
+  return files;
+}

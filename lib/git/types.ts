@@ -1,0 +1,116 @@
+// Public types of the git content store: Git is the source of truth for what a package contains
+// (seed 002 "CRD as Intent, Git as Content"); these types are what the Repository and
+// PackageRevision capabilities see of it.
+
+export type Lifecycle = "Draft" | "Proposed" | "Published" | "DeletionProposed";
+
+export const LIFECYCLES: readonly Lifecycle[] = ["Draft", "Proposed", "Published", "DeletionProposed"];
+
+/** Published and DeletionProposed revisions carry a revision number and a tag. */
+export function isPublished(lifecycle: Lifecycle): boolean {
+  return lifecycle === "Published" || lifecycle === "DeletionProposed";
+}
+
+export type GitCredentials =
+  | { type: "basic"; username: string; password: string }
+  | { type: "bearer"; token: string };
+
+export type GitClientKind = "cli" | "isomorphic";
+
+/** One registered repository (Repository.spec.git plus resolved credentials). */
+export interface RepositoryConfig {
+  /** Clone URL (http/https). Userinfo in the URL is treated as basic credentials. */
+  url: string;
+  /** Repository branch holding published packages (default "main"). */
+  branch?: string;
+  /** Packages live under this directory; package names are relative to it (default: root). */
+  directory?: string;
+  /** Create `branch` (with a README commit) when the remote lacks it. */
+  createBranch?: boolean;
+  credentials?: GitCredentials;
+  /** Commit author (committer is always the porch signature, as in the reference). */
+  author?: { name?: string; email?: string };
+}
+
+export interface StoreOptions {
+  /** Root folder of the per-repository bare caches. */
+  cacheRoot: string;
+  /** Git client; default from env PORCH_GIT_CLIENT, else "cli" when a git binary exists, else "isomorphic". */
+  client?: GitClientKind;
+  /** Reads refetch when the last fetch is older than this (default 0: every read fetches). */
+  readFreshnessMs?: number;
+  /** Attempts for a write whose push was rejected because the remote moved (default 5). */
+  maxPushAttempts?: number;
+  log?: StoreLogger;
+}
+
+export interface StoreLogger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+}
+
+/** Addresses a package revision the way the reference content cache does: package + workspace. */
+export interface PackageRevisionKey {
+  /** Package path relative to the repository directory, e.g. "nested/app". */
+  packageName: string;
+  workspaceName: string;
+}
+
+export interface PackageRevisionInfo extends PackageRevisionKey {
+  lifecycle: Lifecycle;
+  /** 0 for Draft/Proposed, N for tag `<path>/vN`, -1 for the branch placeholder (workspace = branch). */
+  revision: number;
+  /** Commit the revision's content is read from. */
+  commit: string;
+  /** Full remote ref name: refs/heads/drafts/..., refs/heads/proposed/..., refs/tags/<path>/vN, refs/heads/<branch>. */
+  ref: string;
+  /** Package path inside the git repository (directory + packageName). */
+  path: string;
+  /** Author time (ISO 8601) / email of the commit that published the revision, where recorded. */
+  publishedAt?: string;
+  publishedBy?: string;
+  /** Set when the package's Kptfile does not parse; the revision is still listed. */
+  kptfileError?: string;
+}
+
+export interface UpstreamLock {
+  type: string;
+  git?: { repo: string; directory: string; ref: string; commit: string };
+}
+
+export interface PackageContent {
+  info: PackageRevisionInfo;
+  /** All files of the package directory (nested packages included), path relative to the package. */
+  files: Record<string, string>;
+  /** Kptfile `upstreamLock`, when the Kptfile has one. */
+  upstreamLock?: UpstreamLock;
+}
+
+export interface PackageDraft {
+  readonly key: PackageRevisionKey;
+  /** Draft or Proposed: the branch family closeDraft pushes to. */
+  readonly lifecycle: "Draft" | "Proposed";
+  /**
+   * Commits the full desired file set of the package (files absent from the map are deleted).
+   * Returns false when the content is unchanged (no commit made).
+   */
+  updateResources(files: Record<string, string>, commitMessage: string): Promise<boolean>;
+  /** Pushes the draft's commits to its branch; the handle cannot be used afterwards. */
+  closeDraft(): Promise<PackageRevisionInfo>;
+}
+
+/** The six operations of seed 002's shared cache, plus listing, for one repository. */
+export interface ContentStore {
+  readonly config: Readonly<RepositoryConfig>;
+  readonly clientKind: GitClientKind;
+  /** Fetches and checks the branch (creating it when createBranch); returns the branch head commit. */
+  open(): Promise<string>;
+  listPackageRevisions(filter?: { packageName?: string }): Promise<PackageRevisionInfo[]>;
+  getPackageContent(key: PackageRevisionKey): Promise<PackageContent>;
+  createNewDraft(key: PackageRevisionKey, lifecycle?: "Draft" | "Proposed"): Promise<PackageDraft>;
+  createDraftFromExisting(key: PackageRevisionKey): Promise<PackageDraft>;
+  updateLifecycle(key: PackageRevisionKey, desired: Lifecycle): Promise<PackageRevisionInfo>;
+  deletePackage(key: PackageRevisionKey): Promise<void>;
+  /** Stops background helpers (the CLI client's object reader); the store can be reopened by use. */
+  close(): void;
+}
