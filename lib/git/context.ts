@@ -2,16 +2,34 @@
 // per-cache lock, and the retry loop that turns a rejected push into refetch-and-redo.
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { defaultClientKind, type GitClient, type RefMap, type RefUpdate, type Signature } from "./client";
+import {
+  defaultClientKind,
+  type GitClient,
+  type RefMap,
+  type RefUpdate,
+  type Signature,
+} from "./client";
 import { CliGitClient } from "./cli-client";
 import { signatureNow } from "./commit-format";
 import { Discovery } from "./discovery";
 import { GitStoreError, PushRejectedError, displayUrl, scrubSecrets } from "./errors";
 import { IsoGitClient } from "./iso-client";
-import { HEADS, INITIAL_COMMIT_MESSAGE, INITIAL_README, PORCH_SIGNATURE, trimSlashes } from "./layout";
+import {
+  HEADS,
+  INITIAL_COMMIT_MESSAGE,
+  INITIAL_README,
+  PORCH_SIGNATURE,
+  trimSlashes,
+} from "./layout";
 import { withLock } from "./mutex";
 import { buildTree } from "./tree";
-import type { GitCredentials, PackageRevisionInfo, PackageRevisionKey, RepositoryConfig, StoreOptions } from "./types";
+import type {
+  GitCredentials,
+  PackageRevisionInfo,
+  PackageRevisionKey,
+  RepositoryConfig,
+  StoreOptions,
+} from "./types";
 
 export interface NormalizedConfig {
   url: string; // without userinfo
@@ -28,13 +46,20 @@ export function normalizeConfig(config: RepositoryConfig): NormalizedConfig {
   try {
     const parsed = new URL(config.url);
     if (parsed.username !== "" || parsed.password !== "") {
-      credentials ??= { type: "basic", username: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) };
+      credentials ??= {
+        type: "basic",
+        username: decodeURIComponent(parsed.username),
+        password: decodeURIComponent(parsed.password),
+      };
       parsed.username = "";
       parsed.password = "";
       url = parsed.toString();
     }
   } catch {
-    throw new GitStoreError("InvalidArgument", `repository URL ${JSON.stringify(scrubSecrets(config.url))} is not a valid URL`);
+    throw new GitStoreError(
+      "InvalidArgument",
+      `repository URL ${JSON.stringify(scrubSecrets(config.url))} is not a valid URL`,
+    );
   }
   // As the reference: with only one of author/email set, it stands in for the other.
   const name = config.author?.name || config.author?.email || PORCH_SIGNATURE.name;
@@ -50,7 +75,10 @@ export function normalizeConfig(config: RepositoryConfig): NormalizedConfig {
 }
 
 export function cacheDirFor(cacheRoot: string, url: string): string {
-  const slug = url.replace(/^[a-z]+:\/\//i, "").replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 60);
+  const slug = url
+    .replace(/^[a-z]+:\/\//i, "")
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .slice(0, 60);
   return join(cacheRoot, `${slug}-${createHash("sha256").update(url).digest("hex").slice(0, 12)}`);
 }
 
@@ -67,7 +95,12 @@ export class RepoContext {
     readonly options: StoreOptions,
   ) {
     this.cacheDir = cacheDirFor(options.cacheRoot, config.url);
-    const clientOpts = { gitdir: this.cacheDir, url: config.url, credentials: config.credentials, branch: config.branch };
+    const clientOpts = {
+      gitdir: this.cacheDir,
+      url: config.url,
+      credentials: config.credentials,
+      branch: config.branch,
+    };
     const kind = options.client ?? defaultClientKind();
     this.client = kind === "cli" ? new CliGitClient(clientOpts) : new IsoGitClient(clientOpts);
     this.discovery = new Discovery(this.client);
@@ -97,21 +130,41 @@ export class RepoContext {
         } catch (err) {
           if (!(err instanceof PushRejectedError)) throw err;
           if (attempt >= max) {
-            throw new GitStoreError("Conflict", `gave up after ${max} attempts because ${displayUrl(this.config.url)} kept changing: ${err.message}`);
+            throw new GitStoreError(
+              "Conflict",
+              `gave up after ${max} attempts because ${displayUrl(this.config.url)} kept changing: ${err.message}`,
+            );
           }
-          this.options.log?.debug("push rejected; refetching and retrying", { attempt, url: displayUrl(this.config.url) });
-          await new Promise((r) => setTimeout(r, 20 * attempt + Math.random() * 50));
+          this.options.log?.debug("push rejected; refetching and retrying", {
+            attempt,
+            url: displayUrl(this.config.url),
+          });
+          await new Promise(r => setTimeout(r, 20 * attempt + Math.random() * 50));
         }
       }
     });
   }
 
-  /** Unserialised: callers hold the lock (inside read/write). */
-  async sync(): Promise<RefMap> {
+  /** Fetches every ref without requiring the repository branch (raw git sources). Holds the lock. */
+  fetchAll(): Promise<RefMap> {
+    return withLock(this.cacheDir, async () => {
+      await this.ensureInit();
+      this.refs = await this.client.fetch();
+      this.lastFetch = Date.now();
+      return this.refs;
+    });
+  }
+
+  private async ensureInit(): Promise<void> {
     if (!this.initialised) {
       await this.client.init();
       this.initialised = true;
     }
+  }
+
+  /** Unserialised: callers hold the lock (inside read/write). */
+  async sync(): Promise<RefMap> {
+    await this.ensureInit();
     this.refs = await this.client.fetch();
     this.lastFetch = Date.now();
     if (!this.refs.has(this.branchRef)) await this.createBranchOrFail();
@@ -129,7 +182,8 @@ export class RepoContext {
   }
 
   currentRefs(): RefMap {
-    if (this.refs === undefined) throw new GitStoreError("Transport", "repository has not been fetched yet");
+    if (this.refs === undefined)
+      throw new GitStoreError("Transport", "repository has not been fetched yet");
     return this.refs;
   }
 
@@ -148,10 +202,13 @@ export class RepoContext {
   async find(key: PackageRevisionKey): Promise<PackageRevisionInfo> {
     const rank = (r: PackageRevisionInfo) => (r.revision === 0 ? 0 : r.revision > 0 ? 1 : 2);
     const hits = (await this.listPackage(key.packageName))
-      .filter((r) => r.workspaceName === key.workspaceName)
+      .filter(r => r.workspaceName === key.workspaceName)
       .sort((a, b) => rank(a) - rank(b) || b.revision - a.revision);
     if (hits.length === 0) {
-      throw new GitStoreError("NotFound", `package revision ${key.packageName}/${key.workspaceName} not found in repository ${displayUrl(this.config.url)}`);
+      throw new GitStoreError(
+        "NotFound",
+        `package revision ${key.packageName}/${key.workspaceName} not found in repository ${displayUrl(this.config.url)}`,
+      );
     }
     return hits[0];
   }
@@ -173,7 +230,13 @@ export class RepoContext {
     if (!this.config.createBranch) throw this.branchMissing();
     const tree = await buildTree(this.client, { [INITIAL_README.name]: INITIAL_README.content });
     const sig = signatureNow(PORCH_SIGNATURE);
-    const commit = await this.client.writeCommit({ tree, parents: [], message: INITIAL_COMMIT_MESSAGE, author: sig, committer: sig });
+    const commit = await this.client.writeCommit({
+      tree,
+      parents: [],
+      message: INITIAL_COMMIT_MESSAGE,
+      author: sig,
+      committer: sig,
+    });
     try {
       await this.client.push([{ ref: this.branchRef, oid: commit, expect: null }]);
     } catch (err) {
@@ -184,6 +247,9 @@ export class RepoContext {
   }
 
   private branchMissing(): GitStoreError {
-    return new GitStoreError("BranchMissing", `branch "${this.config.branch}" doesn't exist in repository ${displayUrl(this.config.url)}`);
+    return new GitStoreError(
+      "BranchMissing",
+      `branch "${this.config.branch}" doesn't exist in repository ${displayUrl(this.config.url)}`,
+    );
   }
 }

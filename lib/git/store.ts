@@ -5,7 +5,7 @@ import { createDraftFromExisting, createNewDraft } from "./draft";
 import { GitStoreError } from "./errors";
 import { readKptfile, KPTFILE } from "./kptfile";
 import { deletePackage, updateLifecycle } from "./lifecycle";
-import { readFiles } from "./tree";
+import { readFiles, subtreeAt } from "./tree";
 import type {
   ContentStore,
   GitClientKind,
@@ -23,7 +23,8 @@ export class GitContentStore implements ContentStore {
   private readonly ctx: RepoContext;
 
   constructor(config: RepositoryConfig, options: StoreOptions) {
-    if (!options.cacheRoot) throw new GitStoreError("InvalidArgument", "StoreOptions.cacheRoot is required");
+    if (!options.cacheRoot)
+      throw new GitStoreError("InvalidArgument", "StoreOptions.cacheRoot is required");
     const normalized = normalizeConfig(config);
     this.ctx = new RepoContext(normalized, options);
     // Exposed without credentials: callers log and print this.
@@ -57,14 +58,25 @@ export class GitContentStore implements ContentStore {
     return this.ctx.read(async () => {
       const info = await this.ctx.find(key);
       const pkg = await this.ctx.discovery.packageAt(info.commit, info.path);
-      if (pkg === null) throw new GitStoreError("NotFound", `package ${info.packageName} has no ${KPTFILE} at ${info.ref}`);
+      if (pkg === null)
+        throw new GitStoreError(
+          "NotFound",
+          `package ${info.packageName} has no ${KPTFILE} at ${info.ref}`,
+        );
       const files = await readFiles(this.ctx.client, pkg.tree);
       const kptfile = readKptfile(files[KPTFILE] ?? "");
-      return { info, files, ...(kptfile.ok && kptfile.upstreamLock ? { upstreamLock: kptfile.upstreamLock } : {}) };
+      return {
+        info,
+        files,
+        ...(kptfile.ok && kptfile.upstreamLock ? { upstreamLock: kptfile.upstreamLock } : {}),
+      };
     });
   }
 
-  createNewDraft(key: PackageRevisionKey, lifecycle: "Draft" | "Proposed" = "Draft"): Promise<PackageDraft> {
+  createNewDraft(
+    key: PackageRevisionKey,
+    lifecycle: "Draft" | "Proposed" = "Draft",
+  ): Promise<PackageDraft> {
     return createNewDraft(this.ctx, key, lifecycle);
   }
 
@@ -78,6 +90,36 @@ export class GitContentStore implements ContentStore {
 
   deletePackage(key: PackageRevisionKey): Promise<void> {
     return deletePackage(this.ctx, key);
+  }
+
+  /**
+   * The files under `directory` at `ref` (a tag, a branch or a commit), and the commit: what a
+   * clone from a raw git URL (PackageRevision spec.source.cloneFrom.git) reads.
+   */
+  async readAtRef(
+    ref: string,
+    directory: string,
+  ): Promise<{ files: Record<string, string>; commit: string }> {
+    const refs = await this.ctx.fetchAll();
+    const commit =
+      (refs.get(`refs/tags/${ref}`) ?? refs.get(`refs/heads/${ref}`))?.commit ??
+      (/^[0-9a-f]{40}$/.test(ref) ? ref : undefined);
+    if (commit === undefined)
+      throw new GitStoreError(
+        "NotFound",
+        `ref ${JSON.stringify(ref)} not found in repository ${this.config.url}`,
+      );
+    const tree = await subtreeAt(
+      this.ctx.client,
+      (await this.ctx.client.readCommit(commit)).tree,
+      directory,
+    );
+    if (tree === undefined)
+      throw new GitStoreError(
+        "NotFound",
+        `directory ${JSON.stringify(directory)} not found at ${ref} in repository ${this.config.url}`,
+      );
+    return { files: await readFiles(this.ctx.client, tree), commit };
   }
 
   close(): void {

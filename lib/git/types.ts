@@ -111,6 +111,8 @@ export interface ContentStore {
   createDraftFromExisting(key: PackageRevisionKey): Promise<PackageDraft>;
   updateLifecycle(key: PackageRevisionKey, desired: Lifecycle): Promise<PackageRevisionInfo>;
   deletePackage(key: PackageRevisionKey): Promise<void>;
+  /** Files under a directory at any ref (tag, branch or commit), for raw git clone sources. */
+  readAtRef(ref: string, directory: string): Promise<{ files: Record<string, string>; commit: string }>;
   /** Stops background helpers (the CLI client's object reader); the store can be reopened by use. */
   close(): void;
 }
