@@ -1,11 +1,20 @@
 import cfg from "./package.json";
 import { Admission } from "./capabilities/admission";
+import { PackageRevisionCapability } from "./capabilities/package-revision";
 import { PackageVariantSetCapability } from "./capabilities/package-variant-set";
+import { RepositoryCapability } from "./capabilities/repository";
 import { startModule } from "./capabilities/module";
 
 /**
  * porch-pepr: Porch's package-variant automation as a Pepr module.
- * - Admission: rejects invalid PackageVariant / PackageVariantSet specs with every problem named.
+ * - Admission: rejects invalid specs and impossible lifecycle moves, every problem named.
+ * - Repository: mirrors each git repository's package revisions as PackageRevision objects.
+ * - PackageRevision: source, render, lifecycle and deletion of each revision, in git.
  * - PackageVariantSet: fans an upstream out to many targets as PackageVariants.
  */
-startModule(cfg, [Admission, PackageVariantSetCapability]);
+startModule(cfg, [
+  Admission,
+  RepositoryCapability,
+  PackageRevisionCapability,
+  PackageVariantSetCapability,
+]);

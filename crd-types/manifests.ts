@@ -116,6 +116,7 @@ export const crdManifests: readonly CrdManifest[] = [
                   "resources": {
                     "description": "The package's files: key = path relative to the package root, using '/'\n(e.g. `Kptfile`, `deployment.yaml`, `db/Kptfile`), value = the full file content\nas text (usually KRM YAML). Replacing the map replaces the package: files\nmissing from it are deleted.",
                     "type": "object",
+                    "x-kubernetes-map-type": "atomic",
                     "additionalProperties": {
                       "type": "string"
                     }

@@ -5,7 +5,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, statSync } from "node:fs";
 
 const marker = "node_modules/.package-lock.json";
-const stale = !existsSync(marker) || statSync(marker).mtimeMs < statSync("package-lock.json").mtimeMs;
+const stale =
+  !existsSync(marker) || statSync(marker).mtimeMs < statSync("package-lock.json").mtimeMs;
 if (stale) {
   console.error("installing dependencies (npm ci)...");
   const result = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { stdio: "inherit" });

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +7,8 @@ import { ControlPlane, kubectl, startControlPlane } from "./cluster/control-plan
 import { binDir, repoRoot } from "./cluster/paths";
 import { ensureModuleBuilt } from "./module/build";
 import { RunningModule, startModule } from "./module/runner";
+import { createDemoRepositories, manifestsYaml } from "./demo/repositories";
+import { GitServer, startGitServer } from "./git-server";
 import { Steps } from "./progress";
 
 /** The embedded default: a real control plane with the module running against it. */
@@ -14,6 +17,10 @@ export interface Environment {
   stateDir: string;
   controlPlane: ControlPlane;
   module: RunningModule;
+  /** Open git server (the demo repositories live here in dev). */
+  git: GitServer;
+  /** The same kind of server behind basic auth, for credential tests. */
+  authGit: GitServer & { user: string; password: string };
   stop(): Promise<void>;
 }
 
@@ -43,7 +50,7 @@ function installCrds(kubeconfig: string): void {
 }
 
 export async function startEnvironment(options: EnvironmentOptions): Promise<Environment> {
-  const steps = new Steps(7);
+  const steps = new Steps(options.purpose === "dev" ? 9 : 8);
   const stateDir = stateDirFor(options.purpose);
   steps.step("Kubernetes binaries (cached after the first build)");
   await ensureBinaries();
@@ -61,18 +68,32 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     steps.step("building the module if its sources changed");
     ensureModuleBuilt();
     steps.step("starting the module (admission webhook and controllers)");
-    const module = await startModule(
-      controlPlane.kubeconfig,
-      controlPlane.certs,
-      join(stateDir, "logs"),
-    );
+    const logDir = join(stateDir, "logs");
+    const module = await startModule(controlPlane.kubeconfig, controlPlane.certs, logDir);
+    steps.step("starting the local git servers");
+    const git = await startGitServer({ root: join(stateDir, "git") });
+    const password = randomBytes(12).toString("hex");
+    const authRoot = join(stateDir, "git-auth");
+    const authGit = {
+      ...(await startGitServer({ root: authRoot, user: "porch", password })),
+      user: "porch",
+      password,
+    };
+    if (options.purpose === "dev") {
+      steps.step("creating the demo repositories and registering them");
+      const demo = await createDemoRepositories(git, { cacheRoot: join(stateDir, "demo-cache") });
+      kubectl(controlPlane.kubeconfig, ["apply", "-f", "-"], manifestsYaml(demo.manifests));
+    }
     return {
       kubeconfig: controlPlane.kubeconfig,
       stateDir,
       controlPlane,
       module,
+      git,
+      authGit,
       async stop() {
         await module.stop();
+        await Promise.all([git.close(), authGit.close()]);
         await controlPlane.stop();
         if (options.purpose !== "dev") rmSync(stateDir, { recursive: true, force: true });
       },

@@ -28,7 +28,12 @@ export interface GitServerOptions {
   /** Receives http-backend's stderr lines (quiet by default). */
   onLog?: (line: string) => void;
   /** Called once per finished request (bench/git-clients.ts counts pushed bytes with it). */
-  onRequest?: (info: { method: string; path: string; status: number; requestBytes: number }) => void;
+  onRequest?: (info: {
+    method: string;
+    path: string;
+    status: number;
+    requestBytes: number;
+  }) => void;
 }
 
 export interface GitServer {
@@ -41,6 +46,27 @@ export interface GitServer {
     name: string,
     opts?: { initialBranch?: string },
   ): Promise<{ url: string; path: string }>;
+}
+
+/**
+ * Creates `<root>/<name>.git` for a server serving `root` at `url`; usable from another process
+ * than the server's (e2e test files create repositories on the server global setup started).
+ */
+export async function createBareRepo(
+  root: string,
+  url: string,
+  name: string,
+  opts?: { initialBranch?: string },
+): Promise<{ url: string; path: string }> {
+  const path = join(root, `${name}.git`);
+  await run("git", [
+    "init",
+    "--quiet",
+    "--bare",
+    `--initial-branch=${opts?.initialBranch ?? "main"}`,
+    path,
+  ]);
+  return { url: `${url}/${name}.git`, path };
 }
 
 export async function startGitServer(opts: GitServerOptions): Promise<GitServer> {
@@ -72,24 +98,25 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
         server.closeAllConnections();
         server.close(() => ok());
       }),
-    createBareRepo: async (name, repoOpts) => {
-      const path = join(root, `${name}.git`);
-      await run("git", [
-        "init",
-        "--quiet",
-        "--bare",
-        `--initial-branch=${repoOpts?.initialBranch ?? "main"}`,
-        path,
-      ]);
-      return { url: `${url}/${name}.git`, path };
-    },
+    createBareRepo: (name, repoOpts) => createBareRepo(root, url, name, repoOpts),
   };
 }
 
-function observe(req: IncomingMessage, res: ServerResponse, onRequest: NonNullable<GitServerOptions["onRequest"]>): void {
+function observe(
+  req: IncomingMessage,
+  res: ServerResponse,
+  onRequest: NonNullable<GitServerOptions["onRequest"]>,
+): void {
   let requestBytes = 0;
   req.on("data", (chunk: Buffer) => (requestBytes += chunk.length));
-  res.on("finish", () => onRequest({ method: req.method ?? "", path: req.url ?? "", status: res.statusCode, requestBytes }));
+  res.on("finish", () =>
+    onRequest({
+      method: req.method ?? "",
+      path: req.url ?? "",
+      status: res.statusCode,
+      requestBytes,
+    }),
+  );
 }
 
 /** Returns the REMOTE_USER for an accepted request, undefined when it must be refused. */

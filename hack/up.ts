@@ -5,7 +5,13 @@ import { startEnvironment } from "./environment";
  * the module, the control plane and everything else it started.
  */
 async function main(): Promise<void> {
+  // Interrupted while starting: exit through process.exit, whose handler kills the children.
+  const abort = () => process.exit(130);
+  process.once("SIGINT", abort);
+  process.once("SIGTERM", abort);
   const env = await startEnvironment({ purpose: "dev" });
+  process.off("SIGINT", abort);
+  process.off("SIGTERM", abort);
   const stop = async () => {
     process.stderr.write("\nstopping...\n");
     await env.stop();
@@ -18,6 +24,9 @@ async function main(): Promise<void> {
       "",
       `export KUBECONFIG=${env.kubeconfig}`,
       `export PATH=${process.env.PATH?.split(":")[0]}:$PATH   # kubectl matching the control plane`,
+      "",
+      `git server with the demo repositories: ${env.git.url} (blueprints.git, deployments.git)`,
+      "try: kubectl get repositories,packagerevisions",
       "",
       `porch-pepr is ready: logs in ${env.stateDir}/logs; press Ctrl-C to stop.`,
       "",

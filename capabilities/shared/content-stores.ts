@@ -58,6 +58,18 @@ export async function repositoryConfig(repo: Repository): Promise<RepositoryConf
   };
 }
 
+/**
+ * A one-off store for a raw git URL (PackageRevision spec.source.cloneFrom.git), with the
+ * credentials its secretRef names in `namespace`. The caller closes it.
+ */
+export async function rawStore(
+  namespace: string,
+  git: { repo: string; secretRef?: { name: string } },
+): Promise<ContentStore> {
+  const config = await repositoryConfig({ metadata: { namespace }, spec: { git } } as Repository);
+  return openContentStore(config, { cacheRoot: join(cacheRoot, "raw"), log: storeLog });
+}
+
 /** The store of a Repository, (re)built when its settings or credentials changed. */
 export async function storeFor(repo: Repository): Promise<ContentStore> {
   const key = repositoryKey(repo.metadata?.namespace ?? "", repo.metadata?.name ?? "");

@@ -48,10 +48,18 @@ export class CatFileBatch {
 
   private process(): ChildProcessWithoutNullStreams {
     if (this.child !== undefined) return this.child;
-    const child = spawn("git", [`--git-dir=${this.gitdir}`, "cat-file", "--batch"], { env: this.env, stdio: "pipe" });
+    const child = spawn("git", [`--git-dir=${this.gitdir}`, "cat-file", "--batch"], {
+      env: this.env,
+      stdio: "pipe",
+    });
     child.stdout.on("data", (d: Buffer) => this.child === child && this.onData(d));
     child.stdin.on("error", () => undefined);
-    child.on("error", (e) => this.child === child && this.fail(new GitStoreError("Transport", `cannot run git cat-file: ${e.message}`)));
+    child.on(
+      "error",
+      e =>
+        this.child === child &&
+        this.fail(new GitStoreError("Transport", `cannot run git cat-file: ${e.message}`)),
+    );
     child.on("exit", () => {
       if (this.child !== child) return; // closed on purpose, or replaced
       this.child = undefined;
@@ -65,12 +73,16 @@ export class CatFileBatch {
 
   /** Pending reads keep Node running; an idle reader does not, and ends after IDLE_MS. */
   private keepAlive(child: ChildProcessWithoutNullStreams, on: boolean): void {
-    for (const handle of [child, child.stdout, child.stdin, child.stderr] as unknown as { ref?: () => void; unref?: () => void }[]) {
+    for (const handle of [child, child.stdout, child.stdin, child.stderr] as unknown as {
+      ref?: () => void;
+      unref?: () => void;
+    }[]) {
       if (on) handle.ref?.();
       else handle.unref?.();
     }
     clearTimeout(this.idleTimer);
-    if (!on) this.idleTimer = setTimeout(() => this.queue.length === 0 && this.close(), IDLE_MS).unref();
+    if (!on)
+      this.idleTimer = setTimeout(() => this.queue.length === 0 && this.close(), IDLE_MS).unref();
   }
 
   private onData(data: Buffer): void {
@@ -81,7 +93,9 @@ export class CatFileBatch {
       const [oid, type, size] = this.buffer.subarray(0, nl).toString("utf8").split(" ");
       if (type === "missing" || size === undefined) {
         this.buffer = this.buffer.subarray(nl + 1);
-        this.queue.shift()!.reject(new GitStoreError("Transport", `git object ${oid} is missing from the cache`));
+        this.queue
+          .shift()!
+          .reject(new GitStoreError("Transport", `git object ${oid} is missing from the cache`));
         if (this.queue.length === 0 && this.child !== undefined) this.keepAlive(this.child, false);
         continue;
       }

@@ -46,15 +46,25 @@ export class CliGitClient implements GitClient {
 
   async fetch(): Promise<RefMap> {
     const refspecs = ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"];
-    await this.git(["fetch", "--quiet", "--prune", "--no-write-fetch-head", this.opts.url, ...refspecs], {
-      network: true,
-    });
-    const out = await this.git(["for-each-ref", "--format=%(refname) %(objectname) %(*objectname)", "refs/remotes/origin/", "refs/tags/"]);
+    await this.git(
+      ["fetch", "--quiet", "--prune", "--no-write-fetch-head", this.opts.url, ...refspecs],
+      {
+        network: true,
+      },
+    );
+    const out = await this.git([
+      "for-each-ref",
+      "--format=%(refname) %(objectname) %(*objectname)",
+      "refs/remotes/origin/",
+      "refs/tags/",
+    ]);
     const refs: RefMap = new Map();
     for (const line of out.stdout.toString("utf8").split("\n")) {
       const [local, oid, peeled] = line.split(" ");
       if (!local || !oid) continue;
-      const remote = local.startsWith("refs/remotes/origin/") ? `refs/heads/${local.slice(20)}` : local;
+      const remote = local.startsWith("refs/remotes/origin/")
+        ? `refs/heads/${local.slice(20)}`
+        : local;
       if (remote === "refs/heads/HEAD") continue;
       refs.set(remote, { oid, commit: peeled || oid });
     }
@@ -74,8 +84,15 @@ export class CliGitClient implements GitClient {
     try {
       await this.git([...args, this.opts.url, ...refspecs], { network: true });
     } catch (err) {
-      if (err instanceof GitStoreError && /\[rejected\]|\[remote rejected\]|stale info|atomic push failed|already exists|fetch first|non-fast-forward/.test(err.message)) {
-        throw new PushRejectedError(`push to ${displayUrl(this.opts.url)} was rejected: ${err.message}`);
+      if (
+        err instanceof GitStoreError &&
+        /\[rejected\]|\[remote rejected\]|stale info|atomic push failed|already exists|fetch first|non-fast-forward/.test(
+          err.message,
+        )
+      ) {
+        throw new PushRejectedError(
+          `push to ${displayUrl(this.opts.url)} was rejected: ${err.message}`,
+        );
       }
       throw err;
     }
@@ -92,7 +109,7 @@ export class CliGitClient implements GitClient {
 
   async readBlobs(oids: string[]): Promise<Map<string, Buffer>> {
     const result = new Map<string, Buffer>();
-    const bodies = await Promise.all(oids.map((oid) => this.object(oid, "blob")));
+    const bodies = await Promise.all(oids.map(oid => this.object(oid, "blob")));
     oids.forEach((oid, i) => result.set(oid, bodies[i].body));
     return result;
   }
@@ -103,13 +120,20 @@ export class CliGitClient implements GitClient {
 
   async log(oid: string, max: number): Promise<CommitInfo[]> {
     const format = "%H%x1f%T%x1f%P%x1f%an%x1f%ae%x1f%at %ad%x1f%cn%x1f%ce%x1f%ct %cd%x1f%B%x1e";
-    const out = await this.git(["log", "--first-parent", `--max-count=${max}`, "--date=format:%z", `--format=${format}`, oid]);
+    const out = await this.git([
+      "log",
+      "--first-parent",
+      `--max-count=${max}`,
+      "--date=format:%z",
+      `--format=${format}`,
+      oid,
+    ]);
     return out.stdout
       .toString("utf8")
       .split("\x1e")
-      .map((r) => r.replace(/^\n/, ""))
-      .filter((r) => r !== "")
-      .map((record) => {
+      .map(r => r.replace(/^\n/, ""))
+      .filter(r => r !== "")
+      .map(record => {
         const [h, tree, parents, an, ae, adate, cn, ce, cdate, message] = record.split("\x1f");
         return {
           oid: h,
@@ -124,7 +148,7 @@ export class CliGitClient implements GitClient {
 
   // Objects are written as loose objects directly: no process per blob, tree or commit.
   writeBlobs(contents: Buffer[]): Promise<string[]> {
-    return Promise.all(contents.map((c) => writeLooseObject(this.opts.gitdir, "blob", c)));
+    return Promise.all(contents.map(c => writeLooseObject(this.opts.gitdir, "blob", c)));
   }
 
   writeTree(entries: TreeEntry[]): Promise<string> {
@@ -141,7 +165,11 @@ export class CliGitClient implements GitClient {
 
   private async object(oid: string, type: string) {
     const obj = await this.reader.read(oid);
-    if (obj.type !== type) throw new GitStoreError("Transport", `git object ${oid} is a ${obj.type}, expected a ${type}`);
+    if (obj.type !== type)
+      throw new GitStoreError(
+        "Transport",
+        `git object ${oid} is a ${obj.type}, expected a ${type}`,
+      );
     return obj;
   }
 
@@ -157,11 +185,15 @@ export class CliGitClient implements GitClient {
       const err: Buffer[] = [];
       child.stdout.on("data", (d: Buffer) => out.push(d));
       child.stderr.on("data", (d: Buffer) => err.push(d));
-      child.on("error", (e) => reject(new GitStoreError("Transport", `cannot run git: ${e.message}`)));
-      child.on("close", (code) => {
+      child.on("error", e =>
+        reject(new GitStoreError("Transport", `cannot run git: ${e.message}`)),
+      );
+      child.on("close", code => {
         const stderr = Buffer.concat(err).toString("utf8");
         if (code === 0) return resolve({ stdout: Buffer.concat(out), stderr });
-        reject(this.failure(args[0], stderr, Buffer.concat(out).toString("utf8"), o.network === true));
+        reject(
+          this.failure(args[0], stderr, Buffer.concat(out).toString("utf8"), o.network === true),
+        );
       });
       child.stdin.on("error", () => undefined);
       child.stdin.end(o.input ?? Buffer.alloc(0));
@@ -169,17 +201,39 @@ export class CliGitClient implements GitClient {
   }
 
   private failure(sub: string, stderr: string, stdout: string, network: boolean): GitStoreError {
-    const detail = scrubSecrets(`${stderr}\n${stdout}`.trim().replace(/\s*\n\s*/g, "; "), this.secrets);
-    if (network && /\b401\b|Authentication failed|could not read Username|terminal prompts disabled|\b403\b/.test(stderr)) {
-      return new GitStoreError("Auth", `authentication to ${displayUrl(this.opts.url)} failed (git ${sub}); check the repository credentials`);
+    const detail = scrubSecrets(
+      `${stderr}\n${stdout}`.trim().replace(/\s*\n\s*/g, "; "),
+      this.secrets,
+    );
+    if (
+      network &&
+      /\b401\b|Authentication failed|could not read Username|terminal prompts disabled|\b403\b/.test(
+        stderr,
+      )
+    ) {
+      return new GitStoreError(
+        "Auth",
+        `authentication to ${displayUrl(this.opts.url)} failed (git ${sub}); check the repository credentials`,
+      );
     }
-    return new GitStoreError("Transport", `git ${sub} ${network ? `(${displayUrl(this.opts.url)}) ` : ""}failed: ${detail}`);
+    return new GitStoreError(
+      "Transport",
+      `git ${sub} ${network ? `(${displayUrl(this.opts.url)}) ` : ""}failed: ${detail}`,
+    );
   }
 }
 
 function gitEnv(authHeader: string | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
-  for (const k of ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_OBJECT_DIRECTORY"]) delete env[k];
+  for (const k of [
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "GIT_OBJECT_DIRECTORY",
+  ])
+    delete env[k];
   const config: [string, string][] = [["credential.helper", ""]];
   if (authHeader !== undefined) config.push(["http.extraHeader", `Authorization: ${authHeader}`]);
   env.GIT_CONFIG_COUNT = String(config.length);
@@ -194,7 +248,7 @@ function splitZ(buf: Buffer): string[] {
   return buf
     .toString("utf8")
     .split("\0")
-    .filter((s) => s !== "");
+    .filter(s => s !== "");
 }
 
 function parseLsTree(line: string): TreeEntry {

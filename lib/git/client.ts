@@ -128,5 +128,7 @@ export function secretsOf(credentials: GitCredentials | undefined): string[] {
   if (credentials === undefined) return [];
   const header = authorizationHeader(credentials) ?? "";
   const encoded = header.replace(/^(Basic|Bearer) /, "");
-  return credentials.type === "bearer" ? [credentials.token, encoded] : [credentials.password, encoded];
+  return credentials.type === "bearer"
+    ? [credentials.token, encoded]
+    : [credentials.password, encoded];
 }

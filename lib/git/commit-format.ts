@@ -6,7 +6,12 @@ export function parseSignature(text: string): Signature {
   const m = /^(.*) <([^>]*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(text.trim());
   if (!m) return { name: text, email: "", timestamp: 0, timezoneOffset: 0 };
   const minutes = Number(m[5]) * 60 + Number(m[6]);
-  return { name: m[1], email: m[2], timestamp: Number(m[3]), timezoneOffset: m[4] === "-" ? -minutes : minutes };
+  return {
+    name: m[1],
+    email: m[2],
+    timestamp: Number(m[3]),
+    timezoneOffset: m[4] === "-" ? -minutes : minutes,
+  };
 }
 
 /** Date in git's raw format (`<seconds> <+hhmm>`), as GIT_AUTHOR_DATE accepts it. */
@@ -40,7 +45,12 @@ export function parseCommit(raw: string): CommitSpec {
 }
 
 export function signatureNow(who: { name: string; email: string }, now = new Date()): Signature {
-  return { name: who.name, email: who.email, timestamp: Math.floor(now.getTime() / 1000), timezoneOffset: 0 };
+  return {
+    name: who.name,
+    email: who.email,
+    timestamp: Math.floor(now.getTime() / 1000),
+    timezoneOffset: 0,
+  };
 }
 
 /** isomorphic-git's signature: timezoneOffset in minutes west of UTC (like Date.getTimezoneOffset). */
@@ -52,9 +62,19 @@ export interface IsoSignature {
 }
 
 export function toIsoSignature(sig: Signature): IsoSignature {
-  return { name: sig.name, email: sig.email, timestamp: sig.timestamp, timezoneOffset: -sig.timezoneOffset };
+  return {
+    name: sig.name,
+    email: sig.email,
+    timestamp: sig.timestamp,
+    timezoneOffset: -sig.timezoneOffset,
+  };
 }
 
 export function fromIsoSignature(sig: IsoSignature): Signature {
-  return { name: sig.name, email: sig.email, timestamp: sig.timestamp, timezoneOffset: -sig.timezoneOffset || 0 };
+  return {
+    name: sig.name,
+    email: sig.email,
+    timestamp: sig.timestamp,
+    timezoneOffset: -sig.timezoneOffset || 0,
+  };
 }

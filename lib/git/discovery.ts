@@ -51,11 +51,16 @@ export class Discovery {
       const parsed = parseRef(ref);
       if (parsed === undefined || parsed.kind === "deletionProposed") continue;
       if (parsed.kind === "branch") {
-        if (parsed.name === scope.branch) out.push(...(await this.placeholders(refs, commit, scope)));
+        if (parsed.name === scope.branch)
+          out.push(...(await this.placeholders(refs, commit, scope)));
         continue;
       }
       const packageName = packageNameIn(scope.directory, parsed.path);
-      if (packageName === undefined || (scope.packageName !== undefined && packageName !== scope.packageName)) continue;
+      if (
+        packageName === undefined ||
+        (scope.packageName !== undefined && packageName !== scope.packageName)
+      )
+        continue;
       const pkg = await this.packageAt(commit, parsed.path);
       if (pkg === null) continue; // no Kptfile there: not a package revision (the reference skips it too)
       const base = { packageName, path: parsed.path, commit, ref, ...kptfileError(pkg) };
@@ -90,12 +95,20 @@ export class Discovery {
   }
 
   /** The branch's packages as revision -1 with the branch name as workspace ("main" placeholder). */
-  private async placeholders(refs: RefMap, head: string, scope: DiscoveryScope): Promise<PackageRevisionInfo[]> {
+  private async placeholders(
+    refs: RefMap,
+    head: string,
+    scope: DiscoveryScope,
+  ): Promise<PackageRevisionInfo[]> {
     const found = await this.packagesOnCommit(head, scope.directory);
     const out: PackageRevisionInfo[] = [];
     for (const [path, pkg] of found) {
       const packageName = packageNameIn(scope.directory, path);
-      if (packageName === undefined || (scope.packageName !== undefined && packageName !== scope.packageName)) continue;
+      if (
+        packageName === undefined ||
+        (scope.packageName !== undefined && packageName !== scope.packageName)
+      )
+        continue;
       const published = await this.lastPackageCommit(head, path);
       const proposal = deletionProposedBranch(path, -1, scope.branch);
       out.push({
@@ -106,7 +119,12 @@ export class Discovery {
         revision: -1,
         commit: head,
         ref: `${HEADS}${scope.branch}`,
-        ...(published ? { publishedAt: isoTime(published.author.timestamp), publishedBy: published.author.email } : {}),
+        ...(published
+          ? {
+              publishedAt: isoTime(published.author.timestamp),
+              publishedBy: published.author.email,
+            }
+          : {}),
         ...kptfileError(pkg),
       });
     }
@@ -125,16 +143,16 @@ export class Discovery {
     const result = new Map<string, PackageAt>();
     const prefix = directory === "" ? "" : `${directory}/`;
     const listing = await this.client.listTree(dirTree);
-    const trees = new Map(listing.filter((e) => e.type === "tree").map((e) => [e.path, e.oid]));
+    const trees = new Map(listing.filter(e => e.type === "tree").map(e => [e.path, e.oid]));
     trees.set("", dirTree);
     const kptfiles = listing
-      .filter((e) => e.type === "blob" && (e.path === KPTFILE || e.path.endsWith(`/${KPTFILE}`)))
-      .map((e) => ({ dir: e.path.slice(0, -KPTFILE.length).replace(/\/$/, ""), blob: e.oid }))
+      .filter(e => e.type === "blob" && (e.path === KPTFILE || e.path.endsWith(`/${KPTFILE}`)))
+      .map(e => ({ dir: e.path.slice(0, -KPTFILE.length).replace(/\/$/, ""), blob: e.oid }))
       .sort((a, b) => a.dir.length - b.dir.length);
     const taken: string[] = [];
     for (const { dir, blob } of kptfiles) {
       const path = `${prefix}${dir}`.replace(/\/$/, "");
-      if (path === "" || taken.some((q) => path.startsWith(`${q}/`))) continue;
+      if (path === "" || taken.some(q => path.startsWith(`${q}/`))) continue;
       taken.push(path);
       const pkg = { tree: trees.get(dir)!, kptfile: await this.kptfile(blob) };
       result.set(path, pkg);
@@ -150,8 +168,12 @@ export class Discovery {
     if (memo !== undefined) return memo;
     let result: PackageAt | null = null;
     const tree = await this.subtree(commit, path);
-    const entry = tree === undefined ? undefined : (await this.client.readTree(tree)).find((e) => e.path === KPTFILE);
-    if (tree !== undefined && entry?.type === "blob") result = { tree, kptfile: await this.kptfile(entry.oid) };
+    const entry =
+      tree === undefined
+        ? undefined
+        : (await this.client.readTree(tree)).find(e => e.path === KPTFILE);
+    if (tree !== undefined && entry?.type === "blob")
+      result = { tree, kptfile: await this.kptfile(entry.oid) };
     return remember(this.packages, key, result);
   }
 
@@ -165,8 +187,8 @@ export class Discovery {
 
   private async subtree(commit: string, path: string): Promise<string | undefined> {
     let oid = (await this.commit(commit)).tree;
-    for (const name of path.split("/").filter((p) => p !== "")) {
-      const entry = (await this.client.readTree(oid)).find((e) => e.path === name);
+    for (const name of path.split("/").filter(p => p !== "")) {
+      const entry = (await this.client.readTree(oid)).find(e => e.path === name);
       if (entry?.type !== "tree") return undefined;
       oid = entry.oid;
     }
@@ -206,11 +228,17 @@ function isoTime(seconds: number): string {
   return new Date(seconds * 1000).toISOString();
 }
 
-const LIFECYCLE_ORDER: Record<Lifecycle, number> = { Draft: 0, Proposed: 1, Published: 2, DeletionProposed: 3 };
+const LIFECYCLE_ORDER: Record<Lifecycle, number> = {
+  Draft: 0,
+  Proposed: 1,
+  Published: 2,
+  DeletionProposed: 3,
+};
 
 function compareRevisions(a: PackageRevisionInfo, b: PackageRevisionInfo): number {
   if (a.packageName !== b.packageName) return a.packageName < b.packageName ? -1 : 1;
   if (a.revision !== b.revision) return a.revision - b.revision;
-  if (a.lifecycle !== b.lifecycle) return LIFECYCLE_ORDER[a.lifecycle] - LIFECYCLE_ORDER[b.lifecycle];
+  if (a.lifecycle !== b.lifecycle)
+    return LIFECYCLE_ORDER[a.lifecycle] - LIFECYCLE_ORDER[b.lifecycle];
   return a.workspaceName < b.workspaceName ? -1 : a.workspaceName > b.workspaceName ? 1 : 0;
 }

@@ -36,17 +36,29 @@ export async function createNewDraft(
   validatePackageName(key.packageName);
   validateWorkspaceName(key.workspaceName);
   if (key.workspaceName === ctx.config.branch) {
-    throw new GitStoreError("InvalidArgument", `workspaceName "${key.workspaceName}" is reserved for the ${ctx.config.branch} branch placeholder`);
+    throw new GitStoreError(
+      "InvalidArgument",
+      `workspaceName "${key.workspaceName}" is reserved for the ${ctx.config.branch} branch placeholder`,
+    );
   }
   // fresh: an existence check must not trust a stale listing
   return ctx.read(async () => {
-    const taken = (await ctx.listPackage(key.packageName)).some((r) => r.workspaceName === key.workspaceName);
-    if (taken) throw new GitStoreError("AlreadyExists", `package revision ${key.packageName}/${key.workspaceName} already exists`);
+    const taken = (await ctx.listPackage(key.packageName)).some(
+      r => r.workspaceName === key.workspaceName,
+    );
+    if (taken)
+      throw new GitStoreError(
+        "AlreadyExists",
+        `package revision ${key.packageName}/${key.workspaceName} already exists`,
+      );
     return new GitPackageDraft(ctx, key, lifecycle, { parent: ctx.branchHead(), expect: null });
   }, true);
 }
 
-export async function createDraftFromExisting(ctx: RepoContext, key: PackageRevisionKey): Promise<PackageDraft> {
+export async function createDraftFromExisting(
+  ctx: RepoContext,
+  key: PackageRevisionKey,
+): Promise<PackageDraft> {
   return ctx.read(async () => {
     const rev = await ctx.find(key);
     if (rev.lifecycle !== "Draft" && rev.lifecycle !== "Proposed") {
@@ -73,17 +85,27 @@ class GitPackageDraft implements PackageDraft {
     private start: DraftStart,
   ) {
     this.path = packagePath(ctx.config.directory, key.packageName);
-    this.ref = lifecycle === "Draft" ? draftBranch(this.path, key.workspaceName) : proposedBranch(this.path, key.workspaceName);
+    this.ref =
+      lifecycle === "Draft"
+        ? draftBranch(this.path, key.workspaceName)
+        : proposedBranch(this.path, key.workspaceName);
   }
 
   async updateResources(files: Record<string, string>, commitMessage: string): Promise<boolean> {
     this.assertOpen();
     if (!(KPTFILE in files)) {
-      throw new GitStoreError("InvalidArgument", `package ${this.key.packageName} must contain a ${KPTFILE} at its root`);
+      throw new GitStoreError(
+        "InvalidArgument",
+        `package ${this.key.packageName} must contain a ${KPTFILE} at its root`,
+      );
     }
     return withLock(this.ctx.cacheDir, async () => {
       const edit = { files: { ...files }, message: commitMessage };
-      const next = await this.commitEdit(this.head ?? this.start.parent, edit, this.head !== undefined || this.start.expect !== null);
+      const next = await this.commitEdit(
+        this.head ?? this.start.parent,
+        edit,
+        this.head !== undefined || this.start.expect !== null,
+      );
       if (next === undefined) return false;
       this.head = next;
       this.edits.push(edit);
@@ -94,7 +116,10 @@ class GitPackageDraft implements PackageDraft {
   async closeDraft(): Promise<PackageRevisionInfo> {
     this.assertOpen();
     if (this.head === undefined && this.start.expect === null) {
-      throw new GitStoreError("InvalidArgument", `draft ${this.key.packageName}/${this.key.workspaceName} has no resources; call updateResources with a ${KPTFILE} first`);
+      throw new GitStoreError(
+        "InvalidArgument",
+        `draft ${this.key.packageName}/${this.key.workspaceName} has no resources; call updateResources with a ${KPTFILE} first`,
+      );
     }
     const info = await this.ctx.write(async () => {
       if (this.head !== undefined) await this.pushOrRebase();
@@ -108,10 +133,16 @@ class GitPackageDraft implements PackageDraft {
     const current = this.ctx.refOid(this.ref) ?? null;
     if (current !== this.start.expect) {
       if (this.start.expect === null) {
-        throw new GitStoreError("AlreadyExists", `package revision ${this.key.packageName}/${this.key.workspaceName} was created concurrently by another writer`);
+        throw new GitStoreError(
+          "AlreadyExists",
+          `package revision ${this.key.packageName}/${this.key.workspaceName} was created concurrently by another writer`,
+        );
       }
       if (current === null) {
-        throw new GitStoreError("Conflict", `draft branch ${this.ref} was removed concurrently (published or deleted by another writer)`);
+        throw new GitStoreError(
+          "Conflict",
+          `draft branch ${this.ref} was removed concurrently (published or deleted by another writer)`,
+        );
       }
       await this.replayOn(current);
     }
@@ -128,17 +159,36 @@ class GitPackageDraft implements PackageDraft {
   }
 
   /** Commits `edit` on `parent`; undefined when the package tree would not change. */
-  private async commitEdit(parent: string, edit: Edit, skipUnchanged: boolean): Promise<string | undefined> {
+  private async commitEdit(
+    parent: string,
+    edit: Edit,
+    skipUnchanged: boolean,
+  ): Promise<string | undefined> {
     const { client } = this.ctx;
     const parentTree = (await this.ctx.discovery.commit(parent)).tree;
     const pkgTree = await buildTree(client, edit.files);
-    if (skipUnchanged && (await subtreeAt(client, parentTree, this.path)) === pkgTree) return undefined;
+    if (skipUnchanged && (await subtreeAt(client, parentTree, this.path)) === pkgTree)
+      return undefined;
     const tree = await replaceSubtree(client, parentTree, this.path, pkgTree);
-    const message = annotateMessage(edit.message, { package: this.path, workspaceName: this.key.workspaceName, revision: "0" });
-    return client.writeCommit({ tree, parents: [parent], message, author: this.ctx.author(), committer: this.ctx.committer() });
+    const message = annotateMessage(edit.message, {
+      package: this.path,
+      workspaceName: this.key.workspaceName,
+      revision: "0",
+    });
+    return client.writeCommit({
+      tree,
+      parents: [parent],
+      message,
+      author: this.ctx.author(),
+      committer: this.ctx.committer(),
+    });
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new GitStoreError("InvalidArgument", `draft ${this.key.packageName}/${this.key.workspaceName} is already closed`);
+    if (this.closed)
+      throw new GitStoreError(
+        "InvalidArgument",
+        `draft ${this.key.packageName}/${this.key.workspaceName} is already closed`,
+      );
   }
 }

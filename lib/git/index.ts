@@ -1,6 +1,12 @@
 // Framework-free git content store (seed 002 "CRD as Intent, Git as Content", "Shared Cache").
 export * from "./types";
-export { GitStoreError, PushRejectedError, isGitStoreError, scrubSecrets, type GitErrorCode } from "./errors";
+export {
+  GitStoreError,
+  PushRejectedError,
+  isGitStoreError,
+  scrubSecrets,
+  type GitErrorCode,
+} from "./errors";
 export { GitContentStore, openContentStore } from "./store";
 export { defaultClientKind, hasGitBinary } from "./client";
 export {
@@ -10,6 +16,9 @@ export {
   deletionProposedBranch,
   packagePath,
   revisionFromTag,
+  shortRef,
+  lockOf,
   validatePackageName,
   validateWorkspaceName,
 } from "./layout";
+export { readKptfile } from "./kptfile";

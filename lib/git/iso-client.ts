@@ -46,13 +46,24 @@ export class IsoGitClient implements GitClient {
 
   private get remote() {
     // Credentials go in a header on every request; a 401 is final (no prompt, no retry loop).
-    return { http: this.http, url: this.opts.url, headers: this.headers, onAuthFailure: () => ({ cancel: true }) };
+    return {
+      http: this.http,
+      url: this.opts.url,
+      headers: this.headers,
+      onAuthFailure: () => ({ cancel: true }),
+    };
   }
 
   async init(): Promise<void> {
     if (fs.existsSync(`${this.opts.gitdir}/HEAD`)) return;
     await git.init({ fs, gitdir: this.opts.gitdir, bare: true });
-    await git.addRemote({ fs, gitdir: this.opts.gitdir, remote: "origin", url: this.opts.url, force: true });
+    await git.addRemote({
+      fs,
+      gitdir: this.opts.gitdir,
+      remote: "origin",
+      url: this.opts.url,
+      force: true,
+    });
   }
 
   async fetch(): Promise<RefMap> {
@@ -61,23 +72,43 @@ export class IsoGitClient implements GitClient {
         return await this.fetchOnce();
       } catch (err) {
         // The remote changed between the ref listing and the fetch's own ref discovery.
-        if (attempt >= 3 || !(err instanceof GitStoreError && /NotFoundError: Could not find refs\//.test(err.message))) throw err;
+        if (
+          attempt >= 3 ||
+          !(
+            err instanceof GitStoreError && /NotFoundError: Could not find refs\//.test(err.message)
+          )
+        )
+          throw err;
       }
     }
   }
 
   private async fetchOnce(): Promise<RefMap> {
-    const advertised = await this.net("fetch", () => git.listServerRefs({ ...this.remote, protocolVersion: 1 }));
-    const wanted = advertised.filter((r) => r.ref.startsWith("refs/heads/") || r.ref.startsWith("refs/tags/"));
+    const advertised = await this.net("fetch", () =>
+      git.listServerRefs({ ...this.remote, protocolVersion: 1 }),
+    );
+    const wanted = advertised.filter(
+      r => r.ref.startsWith("refs/heads/") || r.ref.startsWith("refs/tags/"),
+    );
     const before = await localRefs(this.opts.gitdir);
-    const unchanged = before.size === wanted.length && wanted.every((r) => before.get(r.ref) === r.oid);
+    const unchanged =
+      before.size === wanted.length && wanted.every(r => before.get(r.ref) === r.oid);
     if (!unchanged) {
       if (wanted.length === 0) await deleteLocalRefs(this.opts.gitdir);
       else {
         const branch = `refs/heads/${this.opts.branch}`;
-        const remoteRef = wanted.some((r) => r.ref === branch) ? branch : wanted[0].ref;
+        const remoteRef = wanted.some(r => r.ref === branch) ? branch : wanted[0].ref;
         await this.net("fetch", () =>
-          git.fetch({ ...this.base, ...this.remote, remote: "origin", remoteRef, singleBranch: false, tags: true, prune: true, pruneTags: true }),
+          git.fetch({
+            ...this.base,
+            ...this.remote,
+            remote: "origin",
+            remoteRef,
+            singleBranch: false,
+            tags: true,
+            prune: true,
+            pruneTags: true,
+          }),
         );
       }
     }
@@ -99,7 +130,11 @@ export class IsoGitClient implements GitClient {
     if (memo !== undefined) return memo;
     let current = oid;
     for (let depth = 0; depth < 5; depth++) {
-      const { type, object } = await git.readObject({ ...this.base, oid: current, format: "parsed" });
+      const { type, object } = await git.readObject({
+        ...this.base,
+        oid: current,
+        format: "parsed",
+      });
       if (type !== "tag") break;
       current = (object as { object: string }).object;
     }
@@ -112,7 +147,11 @@ export class IsoGitClient implements GitClient {
     // Non-atomic: the store orders updates so an interrupted sequence is recoverable by a retry.
     for (const u of updates) {
       // The base hint costs a walk of the branch tree; only worth it when objects must be sent.
-      const hint = u.oid !== null && !this.remoteHas.has(u.oid) && this.opts.thinPackHint !== false && this.branchExists;
+      const hint =
+        u.oid !== null &&
+        !this.remoteHas.has(u.oid) &&
+        this.opts.thinPackHint !== false &&
+        this.branchExists;
       await setThinPackHint(this.opts.gitdir, hint ? this.opts.branch : undefined);
       await this.pushOne(u);
       if (u.oid !== null) this.remoteHas.add(u.oid);
@@ -140,8 +179,17 @@ export class IsoGitClient implements GitClient {
         }),
       );
     } catch (err) {
-      if (refused !== undefined) throw new PushRejectedError(`push to ${displayUrl(this.opts.url)} was rejected: ${refused}`);
-      if (err instanceof GitStoreError && err.code === "Transport" && /PushRejected|not-fast-forward|tag-exists|failed to (update|lock)|rejected/i.test(err.message)) {
+      if (refused !== undefined)
+        throw new PushRejectedError(
+          `push to ${displayUrl(this.opts.url)} was rejected: ${refused}`,
+        );
+      if (
+        err instanceof GitStoreError &&
+        err.code === "Transport" &&
+        /PushRejected|not-fast-forward|tag-exists|failed to (update|lock)|rejected/i.test(
+          err.message,
+        )
+      ) {
         throw new PushRejectedError(err.message);
       }
       throw err;
@@ -150,7 +198,7 @@ export class IsoGitClient implements GitClient {
 
   async readTree(treeOid: string): Promise<TreeEntry[]> {
     const { tree } = await git.readTree({ ...this.base, oid: treeOid });
-    return tree.map((e) => ({ mode: e.mode, path: e.path, oid: e.oid, type: e.type }));
+    return tree.map(e => ({ mode: e.mode, path: e.path, oid: e.oid, type: e.type }));
   }
 
   async listTree(treeOid: string): Promise<TreeEntry[]> {
@@ -167,18 +215,20 @@ export class IsoGitClient implements GitClient {
 
   async readBlobs(oids: string[]): Promise<Map<string, Buffer>> {
     const out = new Map<string, Buffer>();
-    for (const oid of oids) out.set(oid, Buffer.from((await git.readBlob({ ...this.base, oid })).blob));
+    for (const oid of oids)
+      out.set(oid, Buffer.from((await git.readBlob({ ...this.base, oid })).blob));
     return out;
   }
 
   async writeBlobs(contents: Buffer[]): Promise<string[]> {
     const oids: string[] = [];
-    for (const blob of contents) oids.push(await git.writeBlob({ fs, gitdir: this.opts.gitdir, blob }));
+    for (const blob of contents)
+      oids.push(await git.writeBlob({ fs, gitdir: this.opts.gitdir, blob }));
     return oids;
   }
 
   writeTree(entries: TreeEntry[]): Promise<string> {
-    return git.writeTree({ fs, gitdir: this.opts.gitdir, tree: entries.map((e) => ({ ...e })) });
+    return git.writeTree({ fs, gitdir: this.opts.gitdir, tree: entries.map(e => ({ ...e })) });
   }
 
   async readCommit(oid: string): Promise<CommitInfo> {
@@ -208,7 +258,13 @@ export class IsoGitClient implements GitClient {
   }
 
   writeCommit(spec: CommitSpec): Promise<string> {
-    const commit = { tree: spec.tree, parent: spec.parents, message: spec.message, author: toIsoSignature(spec.author), committer: toIsoSignature(spec.committer) };
+    const commit = {
+      tree: spec.tree,
+      parent: spec.parents,
+      message: spec.message,
+      author: toIsoSignature(spec.author),
+      committer: toIsoSignature(spec.committer),
+    };
     return git.writeCommit({ fs, gitdir: this.opts.gitdir, commit });
   }
 
@@ -219,10 +275,20 @@ export class IsoGitClient implements GitClient {
     } catch (err) {
       const status = httpStatus(err);
       if (status === 401 || status === 403) {
-        throw new GitStoreError("Auth", `authentication to ${displayUrl(this.opts.url)} failed (HTTP ${status} on ${op}); check the repository credentials`);
+        throw new GitStoreError(
+          "Auth",
+          `authentication to ${displayUrl(this.opts.url)} failed (HTTP ${status} on ${op}); check the repository credentials`,
+        );
       }
-      const code = err instanceof Error && "code" in err ? String((err as { code: unknown }).code) : "";
-      throw new GitStoreError("Transport", scrubSecrets(`git ${op} (${displayUrl(this.opts.url)}) failed: ${code ? `${code}: ` : ""}${errorMessage(err)}`, this.secrets));
+      const code =
+        err instanceof Error && "code" in err ? String((err as { code: unknown }).code) : "";
+      throw new GitStoreError(
+        "Transport",
+        scrubSecrets(
+          `git ${op} (${displayUrl(this.opts.url)}) failed: ${code ? `${code}: ` : ""}${errorMessage(err)}`,
+          this.secrets,
+        ),
+      );
     }
   }
 }

@@ -15,7 +15,10 @@ export async function localRefs(gitdir: string): Promise<Map<string, string>> {
   ]) {
     for (const name of await git.listRefs({ fs, gitdir, filepath: dir })) {
       if (name === "HEAD") continue;
-      out.set(`${remotePrefix}${name}`, await git.resolveRef({ fs, gitdir, ref: `${dir}/${name}`, depth: 1 }));
+      out.set(
+        `${remotePrefix}${name}`,
+        await git.resolveRef({ fs, gitdir, ref: `${dir}/${name}`, depth: 1 }),
+      );
     }
   }
   return out;
@@ -24,7 +27,9 @@ export async function localRefs(gitdir: string): Promise<Map<string, string>> {
 /** Empties the local refs (the remote has none left). */
 export async function deleteLocalRefs(gitdir: string): Promise<void> {
   for (const ref of (await localRefs(gitdir)).keys()) {
-    const local = ref.startsWith("refs/heads/") ? `${ORIGIN}/${ref.slice("refs/heads/".length)}` : ref;
+    const local = ref.startsWith("refs/heads/")
+      ? `${ORIGIN}/${ref.slice("refs/heads/".length)}`
+      : ref;
     await git.deleteRef({ fs, gitdir, ref: local });
   }
 }
@@ -36,7 +41,14 @@ export async function deleteLocalRefs(gitdir: string): Promise<void> {
  */
 export async function setThinPackHint(gitdir: string, branch: string | undefined): Promise<void> {
   if (branch !== undefined) {
-    await git.writeRef({ fs, gitdir, ref: HINT, value: `${ORIGIN}/${branch}`, symbolic: true, force: true });
+    await git.writeRef({
+      fs,
+      gitdir,
+      ref: HINT,
+      value: `${ORIGIN}/${branch}`,
+      symbolic: true,
+      force: true,
+    });
   } else if (fs.existsSync(`${gitdir}/${HINT}`)) {
     await git.deleteRef({ fs, gitdir, ref: HINT });
   }

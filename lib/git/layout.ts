@@ -24,7 +24,7 @@ export function trimSlashes(p: string): string {
 
 /** Package path in the git tree for a package name relative to the repository directory. */
 export function packagePath(directory: string, packageName: string): string {
-  return [trimSlashes(directory), trimSlashes(packageName)].filter((s) => s !== "").join("/");
+  return [trimSlashes(directory), trimSlashes(packageName)].filter(s => s !== "").join("/");
 }
 
 /** Package name relative to `directory`, or undefined when `path` lies outside it. */
@@ -35,8 +35,10 @@ export function packageNameIn(directory: string, path: string): string | undefin
   return path.slice(dir.length + 1);
 }
 
-export const draftBranch = (path: string, workspace: string) => `${HEADS}${DRAFTS}${path}/${workspace}`;
-export const proposedBranch = (path: string, workspace: string) => `${HEADS}${PROPOSED}${path}/${workspace}`;
+export const draftBranch = (path: string, workspace: string) =>
+  `${HEADS}${DRAFTS}${path}/${workspace}`;
+export const proposedBranch = (path: string, workspace: string) =>
+  `${HEADS}${PROPOSED}${path}/${workspace}`;
 export const tagRef = (path: string, revision: number) => `${TAGS}${path}/v${revision}`;
 /** Deletion proposals are keyed by `v<N>` for numbered revisions, else by the workspace name. */
 export function deletionProposedBranch(path: string, revision: number, workspace: string): string {
@@ -101,7 +103,8 @@ export function parseAnnotations(message: string): CommitAnnotation[] {
     if (!line.startsWith("kpt:")) continue;
     try {
       const value: unknown = JSON.parse(line.slice(4));
-      if (value !== null && typeof value === "object" && !Array.isArray(value)) out.push(value as CommitAnnotation);
+      if (value !== null && typeof value === "object" && !Array.isArray(value))
+        out.push(value as CommitAnnotation);
     } catch {
       // The reference also skips annotations it cannot decode.
     }
@@ -111,7 +114,9 @@ export function parseAnnotations(message: string): CommitAnnotation[] {
 
 /** workspaceName of the annotation for `path`, if the message has one. */
 export function annotatedWorkspace(message: string, path: string): string | undefined {
-  const hit = parseAnnotations(message).find((a) => a.package === path && typeof a.workspaceName === "string");
+  const hit = parseAnnotations(message).find(
+    a => a.package === path && typeof a.workspaceName === "string",
+  );
   return hit?.workspaceName || undefined;
 }
 
@@ -129,10 +134,21 @@ export function validateWorkspaceName(workspace: string): void {
 
 export function validatePackageName(packageName: string): void {
   const segments = packageName.split("/");
-  if (packageName === "" || segments.some((s) => !SEGMENT.test(s) || s.includes(".."))) {
+  if (packageName === "" || segments.some(s => !SEGMENT.test(s) || s.includes(".."))) {
     throw new GitStoreError(
       "InvalidArgument",
       `package name "${packageName}" must be a relative path of lowercase alphanumeric segments ('-', '_', '.' allowed inside)`,
     );
   }
+}
+
+/** `refs/tags/pkg/v1` → `pkg/v1`: kpt and Porch record refs without the refs/... prefix. */
+export const shortRef = (ref: string): string => ref.replace(/^refs\/(tags|heads)\//, "");
+
+/** Where a revision's content is, as a Kptfile upstreamLock / PackageRevision selfLock says it. */
+export function lockOf(url: string, info: { path: string; ref: string; commit: string }) {
+  return {
+    type: "git",
+    git: { repo: url, directory: info.path, ref: shortRef(info.ref), commit: info.commit },
+  };
 }

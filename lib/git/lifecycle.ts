@@ -6,13 +6,33 @@ import type { RefUpdate } from "./client";
 import type { RepoContext } from "./context";
 import { GitStoreError } from "./errors";
 import { KPTFILE } from "./kptfile";
-import { TAGS, annotateMessage, deletionProposedBranch, draftBranch, proposedBranch, tagRef } from "./layout";
+import {
+  TAGS,
+  annotateMessage,
+  deletionProposedBranch,
+  draftBranch,
+  proposedBranch,
+  tagRef,
+} from "./layout";
 import { replaceSubtree } from "./tree";
-import { LIFECYCLES, isPublished, type Lifecycle, type PackageRevisionInfo, type PackageRevisionKey } from "./types";
+import {
+  LIFECYCLES,
+  isPublished,
+  type Lifecycle,
+  type PackageRevisionInfo,
+  type PackageRevisionKey,
+} from "./types";
 
-export async function updateLifecycle(ctx: RepoContext, key: PackageRevisionKey, desired: Lifecycle): Promise<PackageRevisionInfo> {
+export async function updateLifecycle(
+  ctx: RepoContext,
+  key: PackageRevisionKey,
+  desired: Lifecycle,
+): Promise<PackageRevisionInfo> {
   if (!LIFECYCLES.includes(desired)) {
-    throw new GitStoreError("InvalidArgument", `invalid desired lifecycle value: ${JSON.stringify(desired)}`);
+    throw new GitStoreError(
+      "InvalidArgument",
+      `invalid desired lifecycle value: ${JSON.stringify(desired)}`,
+    );
   }
   return ctx.write(async () => {
     const rev = await ctx.find(key);
@@ -22,15 +42,27 @@ export async function updateLifecycle(ctx: RepoContext, key: PackageRevisionKey,
   });
 }
 
-async function transition(ctx: RepoContext, rev: PackageRevisionInfo, desired: Lifecycle): Promise<RefUpdate[]> {
+async function transition(
+  ctx: RepoContext,
+  rev: PackageRevisionInfo,
+  desired: Lifecycle,
+): Promise<RefUpdate[]> {
   const from = rev.lifecycle;
-  if (from === "Draft" && desired === "Proposed") return move(rev, proposedBranch(rev.path, rev.workspaceName));
-  if (from === "Proposed" && desired === "Draft") return move(rev, draftBranch(rev.path, rev.workspaceName));
+  if (from === "Draft" && desired === "Proposed")
+    return move(rev, proposedBranch(rev.path, rev.workspaceName));
+  if (from === "Proposed" && desired === "Draft")
+    return move(rev, draftBranch(rev.path, rev.workspaceName));
   if (from === "Proposed" && desired === "Published") return publish(ctx, rev);
   const proposal = deletionProposedBranch(rev.path, rev.revision, rev.workspaceName);
-  if (from === "Published" && desired === "DeletionProposed") return [{ ref: proposal, oid: rev.commit, expect: null }];
-  if (from === "DeletionProposed" && desired === "Published") return [{ ref: proposal, oid: null, expect: ctx.refOid(proposal) }];
-  if (isPublished(from)) throw new GitStoreError("InvalidTransition", `invalid new lifecycle value: ${JSON.stringify(desired)}`);
+  if (from === "Published" && desired === "DeletionProposed")
+    return [{ ref: proposal, oid: rev.commit, expect: null }];
+  if (from === "DeletionProposed" && desired === "Published")
+    return [{ ref: proposal, oid: null, expect: ctx.refOid(proposal) }];
+  if (isPublished(from))
+    throw new GitStoreError(
+      "InvalidTransition",
+      `invalid new lifecycle value: ${JSON.stringify(desired)}`,
+    );
   throw new GitStoreError(
     "InvalidTransition",
     `cannot change lifecycle of ${rev.packageName}/${rev.workspaceName} from ${from} to ${desired}` +
@@ -59,16 +91,37 @@ async function publish(ctx: RepoContext, rev: PackageRevisionInfo): Promise<RefU
   if (reserved !== undefined && (await onBranch(ctx, head, reserved.commit))) {
     return [{ ref: rev.ref, oid: null, expect: rev.commit }]; // an earlier attempt got this far
   }
-  const revision = reserved?.revision ?? 1 + Math.max(0, ...all.filter((r) => isPublished(r.lifecycle) && r.revision > 0).map((r) => r.revision));
+  const revision =
+    reserved?.revision ??
+    1 +
+      Math.max(
+        0,
+        ...all.filter(r => isPublished(r.lifecycle) && r.revision > 0).map(r => r.revision),
+      );
   const pkg = await ctx.discovery.packageAt(rev.commit, rev.path);
-  if (pkg === null) throw new GitStoreError("NotFound", `package ${rev.packageName} has no ${KPTFILE} in ${rev.ref}`);
-  const tree = await replaceSubtree(ctx.client, (await ctx.discovery.commit(head)).tree, rev.path, pkg.tree);
+  if (pkg === null)
+    throw new GitStoreError(
+      "NotFound",
+      `package ${rev.packageName} has no ${KPTFILE} in ${rev.ref}`,
+    );
+  const tree = await replaceSubtree(
+    ctx.client,
+    (await ctx.discovery.commit(head)).tree,
+    rev.path,
+    pkg.tree,
+  );
   const message = annotateMessage(`Approving package revision ${rev.path}/${revision}`, {
     package: rev.path,
     workspaceName: rev.workspaceName,
     revision: String(revision),
   });
-  const commit = await ctx.client.writeCommit({ tree, parents: [head, rev.commit], message, author: ctx.author(), committer: ctx.committer() });
+  const commit = await ctx.client.writeCommit({
+    tree,
+    parents: [head, rev.commit],
+    message,
+    author: ctx.author(),
+    committer: ctx.committer(),
+  });
   const tag = tagRef(rev.path, revision);
   return [
     { ref: tag, oid: commit, expect: reserved === undefined ? null : ctx.refOid(tag) },
@@ -78,16 +131,21 @@ async function publish(ctx: RepoContext, rev: PackageRevisionInfo): Promise<RefU
 }
 
 /** A tag an interrupted earlier publish of this very proposal left behind (same workspace, merges its commit). */
-async function ownTag(ctx: RepoContext, all: PackageRevisionInfo[], rev: PackageRevisionInfo): Promise<PackageRevisionInfo | undefined> {
+async function ownTag(
+  ctx: RepoContext,
+  all: PackageRevisionInfo[],
+  rev: PackageRevisionInfo,
+): Promise<PackageRevisionInfo | undefined> {
   for (const r of all) {
-    if (!r.ref.startsWith(TAGS) || r.revision <= 0 || r.workspaceName !== rev.workspaceName) continue;
+    if (!r.ref.startsWith(TAGS) || r.revision <= 0 || r.workspaceName !== rev.workspaceName)
+      continue;
     if ((await ctx.discovery.commit(r.commit)).parents.includes(rev.commit)) return r;
   }
   return undefined;
 }
 
 async function onBranch(ctx: RepoContext, head: string, commit: string): Promise<boolean> {
-  return (await ctx.client.log(head, 50)).some((c) => c.oid === commit);
+  return (await ctx.client.log(head, 50)).some(c => c.oid === commit);
 }
 
 /**
@@ -106,7 +164,9 @@ async function deletion(ctx: RepoContext, rev: PackageRevisionInfo): Promise<Ref
   if (!isPublished(rev.lifecycle)) return [{ ref: rev.ref, oid: null, expect: rev.commit }];
   const updates: RefUpdate[] = [];
   const isTag = rev.ref.startsWith(TAGS);
-  const others = (await ctx.listPackage(rev.packageName)).filter((r) => r.ref.startsWith(TAGS) && r.ref !== rev.ref);
+  const others = (await ctx.listPackage(rev.packageName)).filter(
+    r => r.ref.startsWith(TAGS) && r.ref !== rev.ref,
+  );
   if (!isTag || others.length === 0) {
     const removal = await removeFromBranch(ctx, rev);
     if (removal !== undefined) updates.push(removal);
@@ -119,10 +179,24 @@ async function deletion(ctx: RepoContext, rev: PackageRevisionInfo): Promise<Ref
 }
 
 /** A commit on the branch without the package directory ("Delete <path>"), if it is there. */
-async function removeFromBranch(ctx: RepoContext, rev: PackageRevisionInfo): Promise<RefUpdate | undefined> {
+async function removeFromBranch(
+  ctx: RepoContext,
+  rev: PackageRevisionInfo,
+): Promise<RefUpdate | undefined> {
   const head = ctx.branchHead();
   if ((await ctx.discovery.packageAt(head, rev.path)) === null) return undefined;
-  const tree = await replaceSubtree(ctx.client, (await ctx.discovery.commit(head)).tree, rev.path, null);
-  const commit = await ctx.client.writeCommit({ tree, parents: [head], message: `Delete ${rev.path}`, author: ctx.author(), committer: ctx.committer() });
+  const tree = await replaceSubtree(
+    ctx.client,
+    (await ctx.discovery.commit(head)).tree,
+    rev.path,
+    null,
+  );
+  const commit = await ctx.client.writeCommit({
+    tree,
+    parents: [head],
+    message: `Delete ${rev.path}`,
+    author: ctx.author(),
+    committer: ctx.committer(),
+  });
   return { ref: ctx.branchRef, oid: commit, expect: head };
 }

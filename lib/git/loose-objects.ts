@@ -10,7 +10,10 @@ import { formatSignature } from "./commit-format";
 
 export function encodeTree(entries: TreeEntry[]): Buffer {
   return Buffer.concat(
-    entries.flatMap((e) => [Buffer.from(`${e.mode.replace(/^0+/, "")} ${e.path}\0`, "utf8"), Buffer.from(e.oid, "hex")]),
+    entries.flatMap(e => [
+      Buffer.from(`${e.mode.replace(/^0+/, "")} ${e.path}\0`, "utf8"),
+      Buffer.from(e.oid, "hex"),
+    ]),
   );
 }
 
@@ -35,7 +38,12 @@ function signatureLine(sig: Signature): string {
 }
 
 export function encodeCommit(spec: CommitSpec): Buffer {
-  const head = [`tree ${spec.tree}`, ...spec.parents.map((p) => `parent ${p}`), `author ${signatureLine(spec.author)}`, `committer ${signatureLine(spec.committer)}`];
+  const head = [
+    `tree ${spec.tree}`,
+    ...spec.parents.map(p => `parent ${p}`),
+    `author ${signatureLine(spec.author)}`,
+    `committer ${signatureLine(spec.committer)}`,
+  ];
   return Buffer.from(`${head.join("\n")}\n\n${spec.message}`, "utf8");
 }
 
@@ -44,7 +52,11 @@ export function objectId(type: string, body: Buffer): string {
 }
 
 /** Writes the object unless present; returns its id. Temp file + rename keeps readers safe. */
-export async function writeLooseObject(gitdir: string, type: string, body: Buffer): Promise<string> {
+export async function writeLooseObject(
+  gitdir: string,
+  type: string,
+  body: Buffer,
+): Promise<string> {
   const oid = objectId(type, body);
   const dir = join(gitdir, "objects", oid.slice(0, 2));
   const path = join(dir, oid.slice(2));
@@ -56,7 +68,11 @@ export async function writeLooseObject(gitdir: string, type: string, body: Buffe
   }
   await mkdir(dir, { recursive: true });
   const tmp = join(dir, `tmp_obj_${randomBytes(6).toString("hex")}`);
-  await writeFile(tmp, deflateSync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body])), { mode: 0o444 });
+  await writeFile(
+    tmp,
+    deflateSync(Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body])),
+    { mode: 0o444 },
+  );
   await rename(tmp, path);
   return oid;
 }

@@ -5,7 +5,7 @@ const tails = new Map<string, Promise<unknown>>();
 export async function withLock<T>(key: string, op: () => Promise<T>): Promise<T> {
   const previous = tails.get(key) ?? Promise.resolve();
   let release!: () => void;
-  const current = new Promise<void>((resolve) => (release = resolve));
+  const current = new Promise<void>(resolve => (release = resolve));
   const tail = previous.then(() => current);
   tails.set(key, tail);
   try {

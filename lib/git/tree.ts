@@ -15,7 +15,7 @@ function sortEntries(entries: TreeEntry[]): TreeEntry[] {
 
 function checkFilePath(path: string): string[] {
   const parts = path.split("/");
-  if (path === "" || parts.some((p) => p === "" || p === "." || p === ".." || p === ".git")) {
+  if (path === "" || parts.some(p => p === "" || p === "." || p === ".." || p === ".git")) {
     throw new GitStoreError("InvalidArgument", `invalid file path "${path}" in package resources`);
   }
   return parts;
@@ -33,11 +33,14 @@ export async function buildTree(client: GitClient, files: Record<string, string>
     const parts = checkFilePath(path);
     let node = root;
     for (const dir of parts.slice(0, -1)) {
-      if (node.files.has(dir)) throw new GitStoreError("InvalidArgument", `"${path}" is below a file of the same name`);
-      node = node.dirs.get(dir) ?? node.dirs.set(dir, { files: new Map(), dirs: new Map() }).get(dir)!;
+      if (node.files.has(dir))
+        throw new GitStoreError("InvalidArgument", `"${path}" is below a file of the same name`);
+      node =
+        node.dirs.get(dir) ?? node.dirs.set(dir, { files: new Map(), dirs: new Map() }).get(dir)!;
     }
     const name = parts[parts.length - 1];
-    if (node.dirs.has(name)) throw new GitStoreError("InvalidArgument", `"${path}" is both a file and a directory`);
+    if (node.dirs.has(name))
+      throw new GitStoreError("InvalidArgument", `"${path}" is both a file and a directory`);
     node.files.set(name, Buffer.from(content, "utf8"));
   }
   return writeDir(client, root);
@@ -45,8 +48,13 @@ export async function buildTree(client: GitClient, files: Record<string, string>
 
 async function writeDir(client: GitClient, node: DirNode): Promise<string> {
   const names = [...node.files.keys()];
-  const oids = await client.writeBlobs(names.map((n) => node.files.get(n)!));
-  const entries: TreeEntry[] = names.map((n, i) => ({ mode: FILE_MODE, path: n, oid: oids[i], type: "blob" }));
+  const oids = await client.writeBlobs(names.map(n => node.files.get(n)!));
+  const entries: TreeEntry[] = names.map((n, i) => ({
+    mode: FILE_MODE,
+    path: n,
+    oid: oids[i],
+    type: "blob",
+  }));
   for (const [name, child] of node.dirs) {
     entries.push({ mode: TREE_MODE, path: name, oid: await writeDir(client, child), type: "tree" });
   }
@@ -54,10 +62,14 @@ async function writeDir(client: GitClient, node: DirNode): Promise<string> {
 }
 
 /** Oid of the tree at `path` below `rootTree`, or undefined when there is none. */
-export async function subtreeAt(client: GitClient, rootTree: string, path: string): Promise<string | undefined> {
+export async function subtreeAt(
+  client: GitClient,
+  rootTree: string,
+  path: string,
+): Promise<string | undefined> {
   let oid = rootTree;
-  for (const name of path.split("/").filter((p) => p !== "")) {
-    const entry = (await client.readTree(oid)).find((e) => e.path === name);
+  for (const name of path.split("/").filter(p => p !== "")) {
+    const entry = (await client.readTree(oid)).find(e => e.path === name);
     if (entry?.type !== "tree") return undefined;
     oid = entry.oid;
   }
@@ -74,8 +86,9 @@ export async function replaceSubtree(
   path: string,
   subtree: string | null,
 ): Promise<string> {
-  const parts = path.split("/").filter((p) => p !== "");
-  if (parts.length === 0) throw new GitStoreError("InvalidArgument", "package path must not be empty");
+  const parts = path.split("/").filter(p => p !== "");
+  if (parts.length === 0)
+    throw new GitStoreError("InvalidArgument", "package path must not be empty");
   const result = await replaceIn(client, rootTree, parts, subtree);
   return result ?? client.writeTree([]);
 }
@@ -88,22 +101,30 @@ async function replaceIn(
 ): Promise<string | null> {
   const entries = tree === null ? [] : await client.readTree(tree);
   const [name, ...rest] = parts;
-  const existing = entries.find((e) => e.path === name);
+  const existing = entries.find(e => e.path === name);
   if (existing !== undefined && existing.type !== "tree" && rest.length > 0) {
-    throw new GitStoreError("InvalidArgument", `"${name}" is a file, not a directory, on the package path`);
+    throw new GitStoreError(
+      "InvalidArgument",
+      `"${name}" is a file, not a directory, on the package path`,
+    );
   }
   const child =
-    rest.length === 0 ? subtree : await replaceIn(client, existing?.type === "tree" ? existing.oid : null, rest, subtree);
-  const kept = entries.filter((e) => e.path !== name);
+    rest.length === 0
+      ? subtree
+      : await replaceIn(client, existing?.type === "tree" ? existing.oid : null, rest, subtree);
+  const kept = entries.filter(e => e.path !== name);
   if (child !== null) kept.push({ mode: TREE_MODE, path: name, oid: child, type: "tree" });
   if (kept.length === 0) return null;
   return client.writeTree(sortEntries(kept));
 }
 
 /** All files below a tree as path → UTF-8 text. */
-export async function readFiles(client: GitClient, treeOid: string): Promise<Record<string, string>> {
-  const listing = (await client.listTree(treeOid)).filter((e) => e.type === "blob");
-  const blobs = await client.readBlobs([...new Set(listing.map((f) => f.oid))]);
+export async function readFiles(
+  client: GitClient,
+  treeOid: string,
+): Promise<Record<string, string>> {
+  const listing = (await client.listTree(treeOid)).filter(e => e.type === "blob");
+  const blobs = await client.readBlobs([...new Set(listing.map(f => f.oid))]);
   const files: Record<string, string> = {};
   for (const f of listing) files[f.path] = blobs.get(f.oid)?.toString("utf8") ?? "";
   return files;

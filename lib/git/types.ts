@@ -4,7 +4,12 @@
 
 export type Lifecycle = "Draft" | "Proposed" | "Published" | "DeletionProposed";
 
-export const LIFECYCLES: readonly Lifecycle[] = ["Draft", "Proposed", "Published", "DeletionProposed"];
+export const LIFECYCLES: readonly Lifecycle[] = [
+  "Draft",
+  "Proposed",
+  "Published",
+  "DeletionProposed",
+];
 
 /** Published and DeletionProposed revisions carry a revision number and a tag. */
 export function isPublished(lifecycle: Lifecycle): boolean {
@@ -112,7 +117,10 @@ export interface ContentStore {
   updateLifecycle(key: PackageRevisionKey, desired: Lifecycle): Promise<PackageRevisionInfo>;
   deletePackage(key: PackageRevisionKey): Promise<void>;
   /** Files under a directory at any ref (tag, branch or commit), for raw git clone sources. */
-  readAtRef(ref: string, directory: string): Promise<{ files: Record<string, string>; commit: string }>;
+  readAtRef(
+    ref: string,
+    directory: string,
+  ): Promise<{ files: Record<string, string>; commit: string }>;
   /** Stops background helpers (the CLI client's object reader); the store can be reopened by use. */
   close(): void;
 }

@@ -20,3 +20,5 @@ export type {
   UpgradeInput,
   UpgradeResult,
 } from "./types";
+export { initPackage } from "./init";
+export type { InitOptions } from "./init";

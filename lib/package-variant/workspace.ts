@@ -1,3 +1,4 @@
+export { packageRevisionObjectName } from "../packages/naming";
 // Names of the drafts a PackageVariant creates: workspace `packagevariant-<N>` and object name
 // `<repo>.<package path with "/" as ".">.<workspace>`, both as the reference computes them.
 import type { PackageRevision } from "../../crd-types";
@@ -30,18 +31,4 @@ export function newWorkspaceName(
     highest = Math.max(highest, workspaceNumber(workspace.slice(WORKSPACE_PREFIX.length)));
   }
   return `${WORKSPACE_PREFIX}${highest + 1}`;
-}
-
-/** The PackageRevision object name Porch uses: `edge01.apps.nginx.packagevariant-2`. */
-export function packageRevisionObjectName(
-  repo: string,
-  packageName: string,
-  workspace: string,
-): string {
-  const dotted = packageName
-    .split("/")
-    .filter(part => part !== "")
-    .join(".")
-    .replace(/^\.+|\.+$/g, "");
-  return `${repo}.${dotted}.${workspace}`;
 }

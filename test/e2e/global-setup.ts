@@ -1,8 +1,18 @@
 import { startEnvironment } from "../../hack/environment";
 
-/** Starts the local control plane and the module once for all e2e test files. */
+/**
+ * Starts the local control plane, the module and two git servers once for all e2e test files.
+ * Test files run in other processes: what they need travels in environment variables.
+ */
 export default async function globalSetup(): Promise<void> {
   const env = await startEnvironment({ purpose: "test" });
   process.env.KUBECONFIG = env.kubeconfig;
+  process.env.PORCH_PEPR_E2E_GIT_URL = env.git.url;
+  process.env.PORCH_PEPR_E2E_GIT_ROOT = env.git.root;
+  process.env.PORCH_PEPR_E2E_AUTH_GIT_URL = env.authGit.url;
+  process.env.PORCH_PEPR_E2E_AUTH_GIT_ROOT = env.authGit.root;
+  process.env.PORCH_PEPR_E2E_AUTH_GIT_USER = env.authGit.user;
+  process.env.PORCH_PEPR_E2E_AUTH_GIT_PASSWORD = env.authGit.password;
+  process.env.PORCH_PEPR_E2E_STATE = env.stateDir;
   (globalThis as Record<string, unknown>).__PORCH_PEPR_ENV__ = env;
 }

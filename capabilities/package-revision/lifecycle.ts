@@ -1,0 +1,79 @@
+import { PackageRevision } from "../../crd-types";
+import {
+  ContentStore,
+  isGitStoreError,
+  Lifecycle,
+  PackageRevisionInfo,
+  lockOf,
+} from "../../lib/git";
+import { transitionProblem, unmetReadinessGates } from "../../lib/packages/lifecycle";
+import { errorMessage } from "../shared/api-errors";
+import { refreshLatestLabels } from "../shared/latest-revision-labels";
+import { gitKey } from "./git";
+import { applyCoreStatus, condition } from "./status";
+
+async function currentInfo(
+  store: ContentStore,
+  pr: PackageRevision,
+): Promise<PackageRevisionInfo | undefined> {
+  const key = gitKey(pr);
+  const revisions = await store.listPackageRevisions({ packageName: key.packageName });
+  // Drafts and proposals win over tags of the same workspace, tags over the branch placeholder.
+  const rank = (r: PackageRevisionInfo) => (r.revision === 0 ? 0 : r.revision > 0 ? 1 : 2);
+  return revisions
+    .filter(r => r.workspaceName === key.workspaceName)
+    .sort((a, b) => rank(a) - rank(b))[0];
+}
+
+function publishedFields(store: ContentStore, info: PackageRevisionInfo) {
+  return {
+    revision: info.revision,
+    selfLock: lockOf(store.config.url, info),
+    ...(info.publishedAt && { publishedAt: info.publishedAt }),
+    ...(info.publishedBy && { publishedBy: info.publishedBy }),
+  };
+}
+
+const fail = (pr: PackageRevision, message: string) =>
+  applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason: "Failed", message }]);
+
+/**
+ * Moves the revision in git to spec.lifecycle (Draft → Proposed → Published, Proposed → Draft,
+ * Published ⇄ DeletionProposed). Publishing assigns the next revision number and tag; the
+ * latest-revision labels of the package follow.
+ */
+export async function reconcileLifecycle(pr: PackageRevision, store: ContentStore): Promise<void> {
+  const wanted = (pr.spec?.lifecycle ?? "Draft") as Lifecycle;
+  let info = await currentInfo(store, pr);
+  if (!info) {
+    if (pr.spec?.source) return; // its source has not produced content yet (or failed: status says)
+    return void (await fail(
+      pr,
+      `package revision ${pr.spec?.packageName}/${pr.spec?.workspaceName} not found in git`,
+    ));
+  }
+  if (info.lifecycle !== wanted) {
+    const problem = transitionProblem(info.lifecycle, wanted);
+    if (problem) return void (await fail(pr, problem));
+    const unmet = wanted === "Published" ? unmetReadinessGates({ ...pr.spec, ...pr.status }) : [];
+    if (unmet.length > 0)
+      return void (await fail(pr, `readiness gates not met: ${unmet.join(", ")}`));
+    try {
+      info = await store.updateLifecycle(gitKey(pr), wanted);
+    } catch (error) {
+      if (!isGitStoreError(error)) throw error;
+      return void (await fail(pr, errorMessage(error)));
+    }
+  }
+  const fields = info.revision > 0 ? publishedFields(store, info) : {};
+  const ready = condition(pr, "Ready");
+  const changed =
+    info.revision !== pr.status?.revision ||
+    ready?.status !== "True" ||
+    pr.status?.observedGeneration !== pr.metadata?.generation;
+  if (!changed) return;
+  await applyCoreStatus(pr, fields, [
+    { type: "Ready", status: "True", reason: "Ready", message: `${wanted} in git` },
+  ]);
+  if (info.revision > 0) await refreshLatestLabels(pr);
+}

@@ -1,0 +1,44 @@
+import { K8s } from "pepr";
+import { PackageRevision } from "../../crd-types";
+import type { ReconcileResult } from "../../lib/controller/work-queue";
+import { isNotFound } from "../shared/api-errors";
+import { storeForName } from "../shared/content-stores";
+import { splitKey } from "../shared/controller";
+import { reconcileFinalizer } from "./finalizer";
+import { reconcileLifecycle } from "./lifecycle";
+import { reconcileRender } from "./render";
+import { reconcileSource } from "./source";
+import { applyCoreStatus } from "./status";
+
+async function getPackageRevision(key: string): Promise<PackageRevision | undefined> {
+  const { namespace, name } = splitKey(key);
+  try {
+    return await K8s(PackageRevision).InNamespace(namespace).Get(name);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * One PackageRevision, as seed 002's pipeline: finalizer (and deletion gating), source (once),
+ * render (Drafts whose files changed), lifecycle (git follows spec.lifecycle). Each step reads
+ * what it needs and returns early when it has nothing to do.
+ */
+export async function reconcilePackageRevision(key: string): Promise<ReconcileResult | void> {
+  const pr = await getPackageRevision(key);
+  if (!pr) return;
+  if (await reconcileFinalizer(pr)) return;
+  if (!pr.spec?.lifecycle) return;
+  const repo = await storeForName(pr.metadata?.namespace ?? "", pr.spec.repository ?? "");
+  if (!repo) {
+    const message = `repository "${pr.spec.repository}" not found`;
+    return void (await applyCoreStatus(pr, {}, [
+      { type: "Ready", status: "False", reason: "Failed", message },
+    ]));
+  }
+  if (!(await reconcileSource(pr, repo.repo, repo.store))) return;
+  const render = await reconcileRender(pr, repo.store);
+  await reconcileLifecycle(pr, repo.store);
+  return render;
+}

@@ -1,0 +1,135 @@
+import { K8s } from "pepr";
+import { isDeepStrictEqual } from "node:util";
+import { parse } from "yaml";
+import { PackageRevision, PackageRevisionResources } from "../../crd-types";
+import type { ReconcileResult } from "../../lib/controller/work-queue";
+import { renderPackage, RenderOutput } from "../../lib/fn";
+import type { ContentStore } from "../../lib/git";
+import { isConflict, isNotFound } from "../shared/api-errors";
+import { writeResources } from "../shared/package-resources";
+import { serverSideApply } from "../shared/server-side-apply";
+import { functionRuntime, renderConfig } from "./config";
+import { gitKey } from "./git";
+import { applyKptfileStatus, applyRenderStatus, MANAGER } from "./status";
+
+export const PUSH_ON_RENDER_FAILURE = "porch.kpt.dev/push-on-render-failure";
+
+let rendering = 0;
+
+async function getResources(pr: PackageRevision): Promise<PackageRevisionResources | undefined> {
+  try {
+    return await K8s(PackageRevisionResources)
+      .InNamespace(pr.metadata?.namespace ?? "")
+      .Get(pr.metadata?.name ?? "");
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** The render result on the PackageRevisionResources, only if nobody edited it meanwhile. */
+async function writeRenderStatus(
+  prr: PackageRevisionResources,
+  out: RenderOutput,
+): Promise<PackageRevisionResources> {
+  return serverSideApply(
+    PackageRevisionResources,
+    {
+      apiVersion: "porch.kpt.dev/v1alpha2",
+      kind: "PackageRevisionResources",
+      metadata: {
+        name: prr.metadata?.name ?? "",
+        namespace: prr.metadata?.namespace,
+        resourceVersion: prr.metadata?.resourceVersion,
+      },
+      status: {
+        renderStatus: { result: out.results, ...(out.error && { error: out.error.message }) },
+      },
+    },
+    MANAGER.render,
+    "status",
+  );
+}
+
+/** The Kptfile's own conditions (config injection, ...) surface on the PackageRevision. */
+async function syncKptfileConditions(
+  pr: PackageRevision,
+  files: Record<string, string>,
+): Promise<void> {
+  const kptfile = (parse(files.Kptfile ?? "") ?? {}) as {
+    status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+  };
+  const conditions = (kptfile.status?.conditions ?? []).map(c => ({
+    type: c.type,
+    status: c.status,
+    reason: c.reason,
+    message: c.message,
+  }));
+  if (isDeepStrictEqual(conditions, pr.status?.packageConditions ?? [])) return;
+  await applyKptfileStatus(pr, conditions);
+}
+
+/**
+ * Renders a Draft whose files changed since the last render (a user edit of its
+ * PackageRevisionResources, a source execution, a controller mutation). The rendered files go
+ * back to the PackageRevisionResources with its resourceVersion as precondition (a newer edit
+ * wins and is rendered next) and then to the draft branch. A failed render keeps the last good
+ * content in git unless the revision asks for push-on-render-failure.
+ */
+export async function reconcileRender(
+  pr: PackageRevision,
+  store: ContentStore,
+): Promise<ReconcileResult | void> {
+  if (pr.spec?.lifecycle !== "Draft") return;
+  if (pr.spec.source && !pr.status?.creationSource) return;
+  const prr = await getResources(pr);
+  const version = prr?.metadata?.resourceVersion;
+  if (!prr || version === pr.status?.observedPrrResourceVersion) return;
+  if (renderConfig.maxConcurrentRenders > 0 && rendering >= renderConfig.maxConcurrentRenders) {
+    return { requeueAfterMs: renderConfig.requeueDelayMs };
+  }
+  rendering++;
+  try {
+    await applyRenderStatus(pr, { renderingPrrResourceVersion: version });
+    const out = await renderPackage(prr.spec?.resources ?? {}, { runtime: functionRuntime });
+    const keep = out.ok || pr.metadata?.annotations?.[PUSH_ON_RENDER_FAILURE] === "true";
+    let written = prr;
+    try {
+      if (keep && !isDeepStrictEqual(out.files, prr.spec?.resources))
+        written = await writeResources(pr, out.files, MANAGER.render, version);
+      written = await writeRenderStatus(written, out);
+    } catch (error) {
+      // Edited while we rendered: this render is stale, render the newer content instead.
+      if (isConflict(error)) return { requeueAfterMs: 0 };
+      throw error;
+    }
+    if (keep) {
+      const draft = await store.createDraftFromExisting(gitKey(pr));
+      await draft.updateResources(
+        out.files,
+        out.ok ? "render" : "render (failed, pushed on request)",
+      );
+      await draft.closeDraft();
+      await syncKptfileConditions(pr, out.files);
+    }
+    await applyRenderStatus(
+      pr,
+      { observedPrrResourceVersion: written.metadata?.resourceVersion },
+      out.ok
+        ? {
+            type: "Rendered",
+            status: "True",
+            reason: "Rendered",
+            message: `rendered ${out.steps.length} function(s)`,
+          }
+        : {
+            type: "Rendered",
+            status: "False",
+            reason: "RenderFailed",
+            message: out.error?.message ?? "render failed",
+          },
+    );
+  } finally {
+    rendering--;
+  }
+}

@@ -1,0 +1,188 @@
+import { PackageRevision, Repository } from "../../crd-types";
+import type { ContentStore } from "../../lib/git";
+import { isGitStoreError, lockOf, readKptfile } from "../../lib/git";
+import {
+  clonePackage,
+  initPackage,
+  upgradePackage,
+  UpgradeError,
+  isUpdateStrategy,
+} from "../../lib/kpt";
+import type { MergeConflict } from "../../lib/kpt";
+import { ConditionInput } from "../../lib/kubernetes/conditions";
+import { errorMessage } from "../shared/api-errors";
+import { recordEvent } from "../shared/events";
+import { rawStore } from "../shared/content-stores";
+import { writeResources } from "../shared/package-resources";
+import { gitKey } from "./git";
+import { applyCoreStatus, applyRenderStatus, MANAGER } from "./status";
+import { contentOf, SourceError } from "./upstream-content";
+
+type CreationSource = "init" | "clone" | "copy" | "upgrade";
+
+interface SourceResult {
+  creationSource: CreationSource;
+  files: Record<string, string>;
+  conflicts?: MergeConflict[];
+}
+
+const packagePathOf = (pr: PackageRevision) => pr.spec?.packageName ?? "";
+
+/** Clone source given as a git URL, ref and directory instead of a registered revision. */
+async function fromGitUrl(
+  namespace: string,
+  git: { repo: string; ref: string; directory: string; secretRef?: { name: string } },
+) {
+  const raw = await rawStore(namespace, git);
+  try {
+    const { files, commit } = await raw.readAtRef(git.ref, git.directory);
+    return {
+      content: { files },
+      lock: { repo: git.repo, directory: git.directory, ref: git.ref, commit },
+    };
+  } finally {
+    raw.close();
+  }
+}
+
+/** What a source produces: the package's files (seed 002 "Source Execution"). */
+async function executeSource(pr: PackageRevision, repo: Repository): Promise<SourceResult> {
+  const source = pr.spec?.source ?? {};
+  const namespace = pr.metadata?.namespace ?? "";
+  const forDeployment = repo.spec?.deployment === true;
+  const packageName = packagePathOf(pr);
+  const options = { forDeployment, packagePath: packageName };
+  if (source.init) {
+    return {
+      creationSource: "init",
+      files: initPackage(packageName, { ...source.init, ...options }),
+    };
+  }
+  if (source.cloneFrom) {
+    const { upstreamRef, git } = source.cloneFrom;
+    if (!upstreamRef && !git) throw new SourceError("cloneFrom needs upstreamRef or git");
+    const upstream = upstreamRef
+      ? await contentOf(namespace, upstreamRef.name, "upstream")
+      : await fromGitUrl(namespace, git!);
+    return {
+      creationSource: "clone",
+      files: clonePackage(upstream.content.files, upstream.lock, packageName, options),
+    };
+  }
+  if (source.copyFrom) {
+    const from = await contentOf(namespace, source.copyFrom.name, "source");
+    if (
+      from.pr.spec?.packageName !== packageName ||
+      from.pr.spec?.repository !== pr.spec?.repository
+    ) {
+      throw new SourceError(`copyFrom "${source.copyFrom.name}" is a revision of another package`);
+    }
+    return { creationSource: "copy", files: from.content.files };
+  }
+  if (source.upgrade) {
+    const u = source.upgrade;
+    const [original, updated, local] = await Promise.all([
+      contentOf(namespace, u.oldUpstream.name, "old upstream"),
+      contentOf(namespace, u.newUpstream.name, "new upstream"),
+      contentOf(namespace, u.currentPackage.name, "current package"),
+    ]);
+    const strategy = u.strategy && isUpdateStrategy(u.strategy) ? u.strategy : "resource-merge";
+    const result = upgradePackage(
+      {
+        original: original.content.files,
+        updated: updated.content.files,
+        local: local.content.files,
+      },
+      strategy,
+      updated.lock,
+    );
+    return { creationSource: "upgrade", files: result.files, conflicts: result.conflicts };
+  }
+  throw new SourceError("spec.source sets none of init, cloneFrom, copyFrom, upgrade");
+}
+
+/** Seed 002 "Beyond kpt": every field both sides changed is listed, though upstream won. */
+function upgradeCondition(conflicts: MergeConflict[] | undefined): ConditionInput[] {
+  if (conflicts === undefined) return [];
+  if (conflicts.length === 0) {
+    return [
+      { type: "Upgraded", status: "True", reason: "Merged", message: "upgraded without conflicts" },
+    ];
+  }
+  return [
+    {
+      type: "Upgraded",
+      status: "True",
+      reason: "MergedWithConflicts",
+      message: `${conflicts.length} conflict(s) resolved as kpt does: ${conflicts.map(c => c.message).join("; ")}`,
+    },
+  ];
+}
+
+/** Commits the source's files to a new draft branch; an earlier attempt's draft is reused. */
+async function commitDraft(pr: PackageRevision, store: ContentStore, result: SourceResult) {
+  try {
+    const draft = await store.createNewDraft(gitKey(pr));
+    await draft.updateResources(result.files, `${result.creationSource} ${pr.metadata?.name}`);
+    return await draft.closeDraft();
+  } catch (error) {
+    // Pushed by an attempt that was interrupted before it wrote the status: keep that draft.
+    if (!isGitStoreError(error, "AlreadyExists")) throw error;
+    return (await store.getPackageContent(gitKey(pr))).info;
+  }
+}
+
+/**
+ * Runs the source once (guarded by status.creationSource): computes the files, commits them
+ * to the draft branch, mirrors them into the PackageRevisionResources and asks for a render.
+ * Returns false when the source failed (the status says why).
+ */
+export async function reconcileSource(
+  pr: PackageRevision,
+  repo: Repository,
+  store: ContentStore,
+): Promise<boolean> {
+  if (!pr.spec?.source || pr.status?.creationSource) return true;
+  let result: SourceResult;
+  try {
+    result = await executeSource(pr, repo);
+  } catch (error) {
+    if (!(error instanceof SourceError || error instanceof UpgradeError || isGitStoreError(error)))
+      throw error;
+    const message = `create draft: ${errorMessage(error)}`;
+    await applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason: "Failed", message }]);
+    await applyRenderStatus(
+      pr,
+      {},
+      { type: "Rendered", status: "False", reason: "Failed", message },
+    );
+    return false;
+  }
+  const info = await commitDraft(pr, store, result);
+  await writeResources(pr, result.files, MANAGER.core);
+  const selfLock = lockOf(store.config.url, info);
+  const kptfile = readKptfile(result.files.Kptfile ?? "");
+  const upstreamLock = kptfile.ok ? kptfile.upstreamLock : undefined;
+  await applyCoreStatus(
+    pr,
+    { creationSource: result.creationSource, selfLock, upstreamLock, revision: 0 },
+    [
+      { type: "Ready", status: "False", reason: "Pending", message: "awaiting render" },
+      ...upgradeCondition(result.conflicts),
+    ],
+  );
+  await applyRenderStatus(
+    pr,
+    {},
+    { type: "Rendered", status: "Unknown", reason: "Pending", message: "awaiting render" },
+  );
+  if (result.conflicts?.length) {
+    await recordEvent(
+      pr,
+      "Warning",
+      "MergeConflicts",
+      `${result.conflicts.length} field(s) changed on both sides; upstream kept, see condition Upgraded`,
+    );
+  }
+  return true;
+}

@@ -1,0 +1,125 @@
+import { PackageRevision, PackageRevisionStatus } from "../../crd-types";
+import { Condition, ConditionInput, setCondition } from "../../lib/kubernetes/conditions";
+import { serverSideApply } from "../shared/server-side-apply";
+
+/**
+ * Seed 002's three status field managers. Each apply states every field its manager owns, so
+ * a write by one never clears the fields of another (a lifecycle write keeps render state).
+ */
+export const MANAGER = {
+  core: "packagerev-controller",
+  render: "packagerev-controller-render",
+  kptfile: "packagerev-controller-kptfile",
+} as const;
+
+const CORE_CONDITIONS = ["Ready", "Upgraded"];
+const RENDER_CONDITIONS = ["Rendered"];
+
+type Status = PackageRevisionStatus;
+type CoreFields = Pick<
+  Status,
+  | "observedGeneration"
+  | "revision"
+  | "publishedBy"
+  | "publishedAt"
+  | "upstreamLock"
+  | "selfLock"
+  | "creationSource"
+>;
+type RenderFields = Pick<Status, "renderingPrrResourceVersion" | "observedPrrResourceVersion">;
+
+function conditionsOf(
+  pr: PackageRevision,
+  types: string[],
+  updates: ConditionInput[],
+): Condition[] {
+  let conditions = ((pr.status?.conditions ?? []) as Condition[]).filter(c =>
+    types.includes(c.type),
+  );
+  for (const update of updates)
+    conditions = setCondition(conditions, update, pr.metadata?.generation);
+  return conditions;
+}
+
+async function apply(
+  pr: PackageRevision,
+  status: Status,
+  manager: string,
+): Promise<PackageRevision> {
+  const updated = await serverSideApply(
+    PackageRevision,
+    {
+      apiVersion: "porch.kpt.dev/v1alpha2",
+      kind: "PackageRevision",
+      metadata: { name: pr.metadata?.name ?? "", namespace: pr.metadata?.namespace },
+      status,
+    },
+    manager,
+    "status",
+  );
+  // Later steps of the same reconcile read the status they just wrote.
+  pr.status = updated.status;
+  return updated;
+}
+
+const defined = <T extends object>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+/** Ready/Upgraded conditions, revision, publish info, locks and creationSource. */
+export function applyCoreStatus(
+  pr: PackageRevision,
+  fields: Partial<CoreFields>,
+  conditions: ConditionInput[] = [],
+) {
+  const s = pr.status ?? {};
+  const merged: CoreFields = {
+    observedGeneration: pr.metadata?.generation,
+    revision: s.revision,
+    publishedBy: s.publishedBy,
+    publishedAt: s.publishedAt,
+    upstreamLock: s.upstreamLock,
+    selfLock: s.selfLock,
+    creationSource: s.creationSource,
+    ...fields,
+  };
+  return apply(
+    pr,
+    defined({
+      ...merged,
+      conditions: conditionsOf(pr, CORE_CONDITIONS, conditions) as Status["conditions"],
+    }),
+    MANAGER.core,
+  );
+}
+
+/** The Rendered condition and the PackageRevisionResources versions being / last rendered. */
+export function applyRenderStatus(
+  pr: PackageRevision,
+  fields: Partial<RenderFields>,
+  rendered?: ConditionInput,
+) {
+  const s = pr.status ?? {};
+  const merged: RenderFields = {
+    renderingPrrResourceVersion: s.renderingPrrResourceVersion,
+    observedPrrResourceVersion: s.observedPrrResourceVersion,
+    ...fields,
+  };
+  const conditions = conditionsOf(pr, RENDER_CONDITIONS, rendered ? [rendered] : []);
+  return apply(
+    pr,
+    defined({ ...merged, conditions: conditions as Status["conditions"] }),
+    MANAGER.render,
+  );
+}
+
+/** Kptfile-derived state: the package's own conditions (e.g. config injection). */
+export function applyKptfileStatus(
+  pr: PackageRevision,
+  packageConditions: Status["packageConditions"],
+) {
+  return apply(pr, { packageConditions: packageConditions ?? [] }, MANAGER.kptfile);
+}
+
+export function condition(pr: PackageRevision, type: string): Condition | undefined {
+  return (pr.status?.conditions as Condition[] | undefined)?.find(c => c.type === type);
+}

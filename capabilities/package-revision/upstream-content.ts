@@ -1,0 +1,36 @@
+import { K8s } from "pepr";
+import { PackageRevision } from "../../crd-types";
+import type { GitLock } from "../../lib/kpt";
+import { lockOf } from "../../lib/git";
+import type { PackageContent } from "../../lib/git";
+import { storeForName } from "../shared/content-stores";
+import { gitKey } from "./git";
+
+export class SourceError extends Error {}
+
+export interface RevisionContent {
+  pr: PackageRevision;
+  content: PackageContent;
+  /** Where the content came from, as a Kptfile upstreamLock records it. */
+  lock: GitLock;
+}
+
+/** The content of another PackageRevision (an upstream, the revision being copied, ...). */
+export async function contentOf(
+  namespace: string,
+  name: string,
+  role: string,
+): Promise<RevisionContent> {
+  let pr: PackageRevision;
+  try {
+    pr = await K8s(PackageRevision).InNamespace(namespace).Get(name);
+  } catch {
+    throw new SourceError(`${role} PackageRevision "${name}" not found`);
+  }
+  const repo = await storeForName(namespace, pr.spec?.repository ?? "");
+  if (!repo)
+    throw new SourceError(`repository "${pr.spec?.repository}" of ${role} "${name}" not found`);
+  const content = await repo.store.getPackageContent(gitKey(pr));
+  const lock = lockOf(repo.store.config.url, content.info).git;
+  return { pr, content, lock };
+}

@@ -1,0 +1,23 @@
+import { Capability } from "pepr";
+import { Repository } from "../../crd-types";
+import { forgetStore } from "../shared/content-stores";
+import { Controller } from "../shared/controller";
+import { reconcileRepository } from "./reconcile";
+
+/**
+ * Repository: mirrors each registered git repository's packages and revisions as
+ * PackageRevision (and PackageRevisionResources) objects, on a schedule and on demand.
+ */
+export const RepositoryCapability = new Capability({
+  name: "repository",
+  description: "Syncs Repository objects with git and mirrors their package revisions.",
+});
+
+const { When } = RepositoryCapability;
+
+export const repositoryController = new Controller("Repository", reconcileRepository);
+
+When(Repository).IsCreatedOrUpdated().Watch(repositoryController.enqueue);
+When(Repository)
+  .IsDeleted()
+  .Watch(repo => forgetStore(repo.metadata?.namespace ?? "", repo.metadata?.name ?? ""));

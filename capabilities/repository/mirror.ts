@@ -1,0 +1,195 @@
+import { K8s } from "pepr";
+import { PackageRevision, PackageRevisionResources, Repository } from "../../crd-types";
+import { mapLimit } from "../../lib/controller/concurrency";
+import {
+  ContentStore,
+  isGitStoreError,
+  isPublished,
+  PackageRevisionInfo,
+  lockOf,
+} from "../../lib/git";
+import { packageRevisionObjectName } from "../../lib/packages/naming";
+import { isNotFound } from "../shared/api-errors";
+import { updateLatestLabels } from "../shared/latest-revision-labels";
+import { ownerOf, writeResources } from "../shared/package-resources";
+import { serverSideApply } from "../shared/server-side-apply";
+
+export const REPOSITORY_LABEL = "porch.kpt.dev/repository";
+export const FIELD_MANAGER = "repository-controller";
+const API_VERSION = "porch.kpt.dev/v1alpha2";
+const CONCURRENCY = 8;
+
+export async function listMirrored(repo: Repository): Promise<PackageRevision[]> {
+  const list = await K8s(PackageRevision)
+    .InNamespace(repo.metadata?.namespace ?? "")
+    .WithLabel(REPOSITORY_LABEL, repo.metadata?.name ?? "")
+    .Get();
+  return list.items;
+}
+
+/** What git says about a revision, under this controller's field manager. */
+function gitStatus(store: ContentStore, info: PackageRevisionInfo) {
+  return {
+    revision: info.revision,
+    selfLock: lockOf(store.config.url, info),
+    ...(info.publishedAt && { publishedAt: info.publishedAt }),
+    ...(info.publishedBy && { publishedBy: info.publishedBy }),
+    conditions: [
+      {
+        type: "Synced",
+        status: info.kptfileError ? "False" : "True",
+        reason: info.kptfileError ? "InvalidKptfile" : "Synced",
+        message: info.kptfileError ?? "read from git",
+        lastTransitionTime: new Date().toISOString(),
+      },
+    ],
+  };
+}
+
+/** A revision found in git becomes a PackageRevision (and its files a PackageRevisionResources). */
+async function createMirror(
+  repo: Repository,
+  store: ContentStore,
+  info: PackageRevisionInfo,
+): Promise<void> {
+  const namespace = repo.metadata?.namespace ?? "";
+  const name = packageRevisionObjectName(
+    repo.metadata?.name ?? "",
+    info.packageName,
+    info.workspaceName,
+  );
+  const pr = await serverSideApply(
+    PackageRevision,
+    {
+      apiVersion: API_VERSION,
+      kind: "PackageRevision",
+      metadata: {
+        name,
+        namespace,
+        labels: { [REPOSITORY_LABEL]: repo.metadata?.name ?? "" },
+        ownerReferences: [ownerOf(repo)],
+      },
+      spec: {
+        packageName: info.packageName,
+        repository: repo.metadata?.name,
+        workspaceName: info.workspaceName,
+        lifecycle: info.lifecycle,
+      },
+    },
+    FIELD_MANAGER,
+  );
+  const content = await store.getPackageContent(info);
+  await serverSideApply(
+    PackageRevision,
+    {
+      apiVersion: API_VERSION,
+      kind: "PackageRevision",
+      metadata: { name, namespace },
+      status: {
+        ...gitStatus(store, info),
+        ...(content.upstreamLock && { upstreamLock: content.upstreamLock }),
+      },
+    },
+    FIELD_MANAGER,
+    "status",
+  );
+  await writeResources(pr, content.files, FIELD_MANAGER);
+}
+
+/**
+ * Brings an existing object in line with git: status from git; a lifecycle git moved forward
+ * (published elsewhere) is adopted into spec, a lifecycle the user asked for is left alone;
+ * a published revision whose commit changed gets its files refreshed.
+ */
+async function refreshMirror(store: ContentStore, info: PackageRevisionInfo, pr: PackageRevision) {
+  const name = pr.metadata?.name ?? "";
+  const namespace = pr.metadata?.namespace ?? "";
+  // Published elsewhere (another Porch, git by hand): no one can unpublish, so adopting it
+  // into spec is safe. Any other difference is a move the PackageRevision controller owns.
+  if (
+    info.lifecycle === "Published" &&
+    (pr.spec?.lifecycle === "Draft" || pr.spec?.lifecycle === "Proposed")
+  ) {
+    await K8s(PackageRevision, { namespace, name }).Patch([
+      { op: "replace", path: "/spec/lifecycle", value: "Published" },
+    ]);
+  }
+  const lock = pr.status?.selfLock?.git;
+  if (lock?.commit === info.commit && pr.status?.revision === info.revision) return;
+  const content = await store.getPackageContent(info);
+  const status = {
+    ...gitStatus(store, info),
+    ...(content.upstreamLock && { upstreamLock: content.upstreamLock }),
+  };
+  await serverSideApply(
+    PackageRevision,
+    { apiVersion: API_VERSION, kind: "PackageRevision", metadata: { name, namespace }, status },
+    FIELD_MANAGER,
+    "status",
+  );
+  if (isPublished(info.lifecycle)) await writeResources(pr, content.files, FIELD_MANAGER);
+}
+
+/**
+ * An object whose revision left git goes too, but only one that git once backed (its source
+ * ran or a sync saw it): a PackageRevision just created by a user waits for its source.
+ */
+function backedByGit(pr: PackageRevision): boolean {
+  return Boolean(pr.status?.creationSource || pr.status?.selfLock?.git?.commit);
+}
+
+async function deleteMirror(pr: PackageRevision): Promise<void> {
+  await K8s(PackageRevision)
+    .InNamespace(pr.metadata?.namespace ?? "")
+    .Delete(pr.metadata?.name ?? "")
+    .catch(e => (isNotFound(e) ? undefined : Promise.reject(e)));
+}
+
+export interface MirrorResult {
+  created: number;
+  deleted: number;
+  packages: number;
+}
+
+/**
+ * Makes the PackageRevision objects of one repository match git. `existing` must be listed
+ * before git is read: an object a PackageRevision reconcile created after our read would
+ * otherwise look like one whose revision left git.
+ */
+export async function mirrorRevisions(
+  repo: Repository,
+  store: ContentStore,
+  revisions: PackageRevisionInfo[],
+  existing: PackageRevision[],
+): Promise<MirrorResult> {
+  const byName = new Map(existing.map(pr => [pr.metadata?.name ?? "", pr]));
+  const inGit = new Set<string>();
+  let created = 0;
+  await mapLimit(revisions, CONCURRENCY, async info => {
+    const name = packageRevisionObjectName(
+      repo.metadata?.name ?? "",
+      info.packageName,
+      info.workspaceName,
+    );
+    inGit.add(name);
+    const pr = byName.get(name);
+    try {
+      if (pr) await refreshMirror(store, info, pr);
+      else {
+        await createMirror(repo, store, info);
+        created++;
+      }
+    } catch (error) {
+      // A revision that vanished between the listing and the read is picked up next sync.
+      if (!isGitStoreError(error, "NotFound")) throw error;
+    }
+  });
+  const gone = existing.filter(pr => !inGit.has(pr.metadata?.name ?? "") && backedByGit(pr));
+  await mapLimit(gone, CONCURRENCY, deleteMirror);
+  await updateLatestLabels(await listMirrored(repo));
+  return {
+    created,
+    deleted: gone.length,
+    packages: new Set(revisions.map(r => r.packageName)).size,
+  };
+}

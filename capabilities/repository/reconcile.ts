@@ -1,0 +1,72 @@
+import { K8s } from "pepr";
+import { Repository } from "../../crd-types";
+import type { ReconcileResult } from "../../lib/controller/work-queue";
+import { errorMessage, isNotFound } from "../shared/api-errors";
+import { forgetStore, storeFor } from "../shared/content-stores";
+import { splitKey } from "../shared/controller";
+import { listMirrored, mirrorRevisions } from "./mirror";
+import { nextSyncTime, runOnceDue, syncDue } from "./schedule";
+import { writeRepositoryStatus } from "./status";
+
+async function getRepository(key: string): Promise<Repository | undefined> {
+  const { namespace, name } = splitKey(key);
+  try {
+    return await K8s(Repository).InNamespace(namespace).Get(name);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Milliseconds until the next sync, scheduled or runOnceAt, whichever comes first. */
+function untilNext(repo: Repository, next: Date, now: Date): number {
+  const runOnce = runOnceDue(repo, now);
+  const times = [next.getTime()];
+  if (runOnce.at && !runOnce.due) times.push(new Date(runOnce.at).getTime());
+  return Math.max(1000, Math.min(...times) - now.getTime());
+}
+
+/**
+ * One Repository: connect, fetch, discover packages and revisions, mirror them as
+ * PackageRevision objects, write the status, and come back when the next sync is due. A
+ * failure (unreachable URL, wrong credentials, missing branch) is Ready=False with the reason
+ * and touches neither git nor any object; the queue retries with backoff.
+ */
+export async function reconcileRepository(key: string): Promise<ReconcileResult | void> {
+  const repo = await getRepository(key);
+  const { namespace, name } = splitKey(key);
+  if (!repo || repo.metadata?.deletionTimestamp) return forgetStore(namespace, name);
+  const now = new Date();
+  const next = nextSyncTime(repo, now);
+  if (!syncDue(repo, now)) {
+    return {
+      requeueAfterMs: untilNext(repo, new Date(repo.status?.nextFullSyncTime ?? next), now),
+    };
+  }
+  const runOnce = runOnceDue(repo, now);
+  try {
+    const store = await storeFor(repo);
+    const existing = await listMirrored(repo);
+    const commit = await store.open();
+    const revisions = await store.listPackageRevisions();
+    const result = await mirrorRevisions(repo, store, revisions, existing);
+    await writeRepositoryStatus(repo, {
+      ready: true,
+      reason: "Ready",
+      message: `synced ${revisions.length} package revision(s) of ${result.packages} package(s)`,
+      commit,
+      packageCount: result.packages,
+      syncedAt: now,
+      nextSyncAt: next,
+      observedRunOnceAt: runOnce.due ? runOnce.at : undefined,
+    });
+  } catch (error) {
+    await writeRepositoryStatus(repo, {
+      ready: false,
+      reason: "Error",
+      message: errorMessage(error),
+    });
+    throw error;
+  }
+  return { requeueAfterMs: untilNext(repo, next, now) };
+}

@@ -1,0 +1,45 @@
+import { K8s } from "pepr";
+import { isDeepStrictEqual } from "node:util";
+import { Repository, RepositoryStatus } from "../../crd-types";
+import { Condition, setCondition } from "../../lib/kubernetes/conditions";
+
+export interface SyncReport {
+  ready: boolean;
+  reason: "Ready" | "Error" | "Reconciling";
+  message: string;
+  commit?: string;
+  packageCount?: number;
+  syncedAt?: Date;
+  nextSyncAt?: Date;
+  observedRunOnceAt?: string;
+}
+
+/** Writes the Repository status (merge patch); skipped when nothing changed. */
+export async function writeRepositoryStatus(repo: Repository, report: SyncReport): Promise<void> {
+  const previous = repo.status ?? {};
+  const conditions = setCondition(
+    previous.conditions as Condition[] | undefined,
+    {
+      type: "Ready",
+      status: report.ready ? "True" : "False",
+      reason: report.reason,
+      message: report.message,
+    },
+    repo.metadata?.generation,
+  );
+  const status: RepositoryStatus = {
+    ...previous,
+    conditions: conditions as RepositoryStatus["conditions"],
+    observedGeneration: repo.metadata?.generation,
+    ...(report.commit !== undefined && { gitCommitHash: report.commit }),
+    ...(report.packageCount !== undefined && { packageCount: report.packageCount }),
+    ...(report.syncedAt && { lastFullSyncTime: report.syncedAt.toISOString() }),
+    ...(report.nextSyncAt && { nextFullSyncTime: report.nextSyncAt.toISOString() }),
+    ...(report.observedRunOnceAt && { observedRunOnceAt: report.observedRunOnceAt }),
+  };
+  if (isDeepStrictEqual(status, repo.status)) return;
+  await K8s(Repository).PatchStatus({
+    metadata: { name: repo.metadata?.name, namespace: repo.metadata?.namespace },
+    status,
+  });
+}

@@ -1,0 +1,49 @@
+import { PackageRevision, PackageRevisionResources } from "../../crd-types";
+import { serverSideApply } from "./server-side-apply";
+
+const REPOSITORY_LABEL = "porch.kpt.dev/repository";
+
+export const ownerOf = (o: {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; uid?: string };
+}) => ({
+  apiVersion: o.apiVersion ?? "",
+  kind: o.kind ?? "",
+  name: o.metadata?.name ?? "",
+  uid: o.metadata?.uid ?? "",
+});
+
+/**
+ * Writes the files of a PackageRevision into its PackageRevisionResources (same name, owned by
+ * it). `resourceVersion`, when given, makes the write fail with 409 if someone edited the
+ * files meanwhile: a render of stale content never overwrites a newer edit.
+ */
+export async function writeResources(
+  pr: PackageRevision,
+  files: Record<string, string>,
+  fieldManager: string,
+  resourceVersion?: string,
+): Promise<PackageRevisionResources> {
+  return serverSideApply(
+    PackageRevisionResources,
+    {
+      apiVersion: "porch.kpt.dev/v1alpha2",
+      kind: "PackageRevisionResources",
+      metadata: {
+        name: pr.metadata?.name ?? "",
+        namespace: pr.metadata?.namespace,
+        ...(resourceVersion && { resourceVersion }),
+        labels: { [REPOSITORY_LABEL]: pr.spec?.repository ?? "" },
+        ownerReferences: [{ ...ownerOf(pr), controller: true }],
+      },
+      spec: {
+        packageName: pr.spec?.packageName,
+        repository: pr.spec?.repository,
+        workspaceName: pr.spec?.workspaceName,
+        resources: files,
+      },
+    },
+    fieldManager,
+  );
+}

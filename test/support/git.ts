@@ -1,0 +1,107 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { mkdtempSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { publishPackages } from "../../hack/demo/repositories";
+import type { DemoPackage } from "../../hack/demo/packages";
+import { createBareRepo } from "../../hack/git-server";
+import { openContentStore } from "../../lib/git";
+import { kubectlOk } from "./kubectl";
+
+export type { DemoPackage };
+
+/** A package revision: workspace, lifecycle and files, as the demo content is written. */
+export const revision = (
+  workspaceName: string,
+  files: Record<string, string>,
+  lifecycle: "Draft" | "Published" = "Published",
+) => ({
+  workspaceName,
+  lifecycle,
+  commitMessage: `${workspaceName}`,
+  files,
+});
+
+export const kptfile = (name: string, pipeline = "") =>
+  `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n  annotations:\n    config.kubernetes.io/local-config: "true"\n${pipeline}`;
+
+interface Server {
+  url: string;
+  root: string;
+  credentials?: { username: string; password: string };
+}
+
+/** The open git server (or the one behind basic auth) that global setup started. */
+export function gitServer(auth = false): Server {
+  const e = process.env;
+  return auth
+    ? {
+        url: e.PORCH_PEPR_E2E_AUTH_GIT_URL ?? "",
+        root: e.PORCH_PEPR_E2E_AUTH_GIT_ROOT ?? "",
+        credentials: {
+          username: e.PORCH_PEPR_E2E_AUTH_GIT_USER ?? "",
+          password: e.PORCH_PEPR_E2E_AUTH_GIT_PASSWORD ?? "",
+        },
+      }
+    : { url: e.PORCH_PEPR_E2E_GIT_URL ?? "", root: e.PORCH_PEPR_E2E_GIT_ROOT ?? "" };
+}
+
+/**
+ * A new bare repository on a test git server with `packages` published through the content
+ * store (the layout the operator reads); returns its URL. Names get a random suffix.
+ */
+export async function createGitRepository(
+  prefix: string,
+  packages: readonly DemoPackage[] = [],
+  auth = false,
+): Promise<string> {
+  const server = gitServer(auth);
+  const { url } = await createBareRepo(
+    server.root,
+    server.url,
+    `${prefix}-${randomBytes(3).toString("hex")}`,
+  );
+  const credentials = server.credentials && { type: "basic" as const, ...server.credentials };
+  const store = openContentStore(
+    { url, createBranch: true, ...(credentials && { credentials }) },
+    { cacheRoot: mkdtempSync(join(tmpdir(), "porch-e2e-writer-")) },
+  );
+  try {
+    await store.open();
+    await publishPackages(store, packages);
+  } finally {
+    store.close();
+  }
+  return url;
+}
+
+/** Registers a Repository object for a git URL. */
+export function registerRepository(
+  namespace: string,
+  name: string,
+  url: string,
+  options: {
+    deployment?: boolean;
+    labels?: Record<string, string>;
+    secretRef?: string;
+    schedule?: string;
+  } = {},
+): void {
+  kubectlOk(
+    ["apply", "-n", namespace, "-f", "-"],
+    JSON.stringify({
+      apiVersion: "config.porch.kpt.dev/v1alpha1",
+      kind: "Repository",
+      metadata: { name, labels: options.labels ?? {} },
+      spec: {
+        deployment: options.deployment ?? false,
+        git: {
+          repo: url,
+          branch: "main",
+          ...(options.secretRef && { secretRef: { name: options.secretRef } }),
+        },
+        ...(options.schedule && { sync: { schedule: options.schedule } }),
+      },
+    }),
+  );
+}

@@ -1,0 +1,61 @@
+import type { Lifecycle } from "../../../lib/git/types";
+import {
+  isFurtherAlong,
+  transitionProblem,
+  unmetReadinessGates,
+} from "../../../lib/packages/lifecycle";
+
+describe("lifecycle transitions", () => {
+  it.each<[Lifecycle, Lifecycle, string | undefined]>([
+    ["Draft", "Draft", undefined],
+    ["Draft", "Proposed", undefined],
+    ["Proposed", "Draft", undefined],
+    ["Proposed", "Published", undefined],
+    ["Published", "DeletionProposed", undefined],
+    ["DeletionProposed", "Published", undefined],
+    ["Draft", "Published", "a Draft must be Proposed before it can be Published"],
+    [
+      "Published",
+      "Draft",
+      "a Published revision cannot go back to Draft: create a new draft from it (spec.source.copyFrom)",
+    ],
+    [
+      "Published",
+      "Proposed",
+      "a Published revision cannot go back to Proposed: create a new draft from it (spec.source.copyFrom)",
+    ],
+    [
+      "DeletionProposed",
+      "Draft",
+      "a DeletionProposed revision cannot go back to Draft: create a new draft from it (spec.source.copyFrom)",
+    ],
+    [
+      "Draft",
+      "DeletionProposed",
+      "only a Published revision can be proposed for deletion; delete this Draft revision instead",
+    ],
+    [
+      "Proposed",
+      "DeletionProposed",
+      "only a Published revision can be proposed for deletion; delete this Proposed revision instead",
+    ],
+  ])("%s → %s", (from, to, problem) => {
+    expect(transitionProblem(from, to)).toBe(problem);
+  });
+
+  it("orders lifecycles", () => {
+    expect(isFurtherAlong("Published", "Proposed")).toBe(true);
+    expect(isFurtherAlong("Draft", "Proposed")).toBe(false);
+  });
+
+  it("finds unmet readiness gates in conditions and Kptfile conditions", () => {
+    expect(
+      unmetReadinessGates({
+        readinessGates: [{ conditionType: "a" }, { conditionType: "b" }, { conditionType: "c" }],
+        conditions: [{ type: "a", status: "True" }],
+        packageConditions: [{ type: "b", status: "False" }],
+      }),
+    ).toEqual(["b", "c"]);
+    expect(unmetReadinessGates({})).toEqual([]);
+  });
+});
