@@ -8,7 +8,8 @@ import { binDir, repoRoot } from "./cluster/paths";
 import { ensureModuleBuilt } from "./module/build";
 import { RunningModule, startModule } from "./module/runner";
 import { createDemoRepositories, manifestsYaml } from "./demo/repositories";
-import { GitServer, startGitServer } from "./git-server";
+import type { GitServer } from "./git-server";
+import { startGitServerProcess } from "./git-server-process";
 import { Steps } from "./progress";
 
 /** The embedded default: a real control plane with the module running against it. */
@@ -71,11 +72,14 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     const logDir = join(stateDir, "logs");
     const module = await startModule(controlPlane.kubeconfig, controlPlane.certs, logDir);
     steps.step("starting the local git servers");
-    const git = await startGitServer({ root: join(stateDir, "git") });
+    const git = await startGitServerProcess("git-server", join(stateDir, "git"), logDir);
     const password = randomBytes(12).toString("hex");
     const authRoot = join(stateDir, "git-auth");
     const authGit = {
-      ...(await startGitServer({ root: authRoot, user: "porch", password })),
+      ...(await startGitServerProcess("git-server-auth", authRoot, logDir, {
+        user: "porch",
+        password,
+      })),
       user: "porch",
       password,
     };

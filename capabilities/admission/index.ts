@@ -1,15 +1,22 @@
 import { Capability } from "pepr";
-import { PackageVariant, PackageVariantSet } from "../../crd-types";
+import {
+  PackageRevision,
+  PackageRevisionResources,
+  PackageVariant,
+  PackageVariantSet,
+} from "../../crd-types";
 import { validatePackageVariant, validatePackageVariantSet } from "../../lib/validation";
 import { denyProblems } from "./deny-problems";
+import { validatePackageRevisionRequest, validateResourcesRequest } from "./package-revisions";
 
 /**
- * Admission: invalid PackageVariant and PackageVariantSet specs are rejected when applied,
- * with one message naming every problem. The rules are pure functions the controllers reuse.
+ * Admission: invalid PackageVariant and PackageVariantSet specs, and impossible PackageRevision
+ * moves, are rejected when applied, with one message naming every problem. The rules are pure
+ * functions the controllers reuse.
  */
 export const Admission = new Capability({
   name: "admission",
-  description: "Validates PackageVariant and PackageVariantSet specs (CEL templates included).",
+  description: "Validates variants, variant sets (CEL included) and package revision moves.",
 });
 
 const { When } = Admission;
@@ -17,3 +24,7 @@ const { When } = Admission;
 When(PackageVariant).IsCreatedOrUpdated().Validate(denyProblems(validatePackageVariant));
 
 When(PackageVariantSet).IsCreatedOrUpdated().Validate(denyProblems(validatePackageVariantSet));
+
+When(PackageRevision).IsCreatedOrUpdated().Validate(validatePackageRevisionRequest);
+
+When(PackageRevisionResources).IsUpdated().Validate(validateResourcesRequest);

@@ -1,16 +1,13 @@
 import { PackageRevision, PackageRevisionStatus } from "../../crd-types";
 import { Condition, ConditionInput, setCondition } from "../../lib/kubernetes/conditions";
+import { FIELD_MANAGERS } from "../../lib/packages/field-managers";
 import { serverSideApply } from "../shared/server-side-apply";
 
 /**
  * Seed 002's three status field managers. Each apply states every field its manager owns, so
  * a write by one never clears the fields of another (a lifecycle write keeps render state).
  */
-export const MANAGER = {
-  core: "packagerev-controller",
-  render: "packagerev-controller-render",
-  kptfile: "packagerev-controller-kptfile",
-} as const;
+export const MANAGER = FIELD_MANAGERS;
 
 const CORE_CONDITIONS = ["Ready", "Upgraded"];
 const RENDER_CONDITIONS = ["Rendered"];

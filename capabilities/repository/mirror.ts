@@ -8,6 +8,7 @@ import {
   PackageRevisionInfo,
   lockOf,
 } from "../../lib/git";
+import { FIELD_MANAGERS } from "../../lib/packages/field-managers";
 import { packageRevisionObjectName } from "../../lib/packages/naming";
 import { isNotFound } from "../shared/api-errors";
 import { updateLatestLabels } from "../shared/latest-revision-labels";
@@ -15,7 +16,7 @@ import { ownerOf, writeResources } from "../shared/package-resources";
 import { serverSideApply } from "../shared/server-side-apply";
 
 export const REPOSITORY_LABEL = "porch.kpt.dev/repository";
-export const FIELD_MANAGER = "repository-controller";
+export const FIELD_MANAGER = FIELD_MANAGERS.repository;
 const API_VERSION = "porch.kpt.dev/v1alpha2";
 const CONCURRENCY = 8;
 
@@ -110,9 +111,22 @@ async function refreshMirror(store: ContentStore, info: PackageRevisionInfo, pr:
     info.lifecycle === "Published" &&
     (pr.spec?.lifecycle === "Draft" || pr.spec?.lifecycle === "Proposed")
   ) {
-    await K8s(PackageRevision, { namespace, name }).Patch([
-      { op: "replace", path: "/spec/lifecycle", value: "Published" },
-    ]);
+    await serverSideApply(
+      PackageRevision,
+      {
+        apiVersion: API_VERSION,
+        kind: "PackageRevision",
+        metadata: { name, namespace },
+        // Every spec field this manager applied at creation, or server-side apply drops them.
+        spec: {
+          packageName: info.packageName,
+          repository: pr.spec?.repository,
+          workspaceName: info.workspaceName,
+          lifecycle: "Published",
+        },
+      },
+      FIELD_MANAGER,
+    );
   }
   const lock = pr.status?.selfLock?.git;
   if (lock?.commit === info.commit && pr.status?.revision === info.revision) return;

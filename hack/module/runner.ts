@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { get } from "node:https";
 import { parseAllDocuments } from "yaml";
 import { peprStoreCRD } from "pepr/src/lib/assets/store";
@@ -10,8 +11,6 @@ import { moduleBundle, moduleManifest } from "./build";
 export interface RunningModule {
   admission: Managed;
   watcher: Managed;
-  /** Restarts the watcher (the controllers): tests use it to interrupt reconciles. */
-  restartWatcher(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -59,7 +58,9 @@ function healthy(port: number, ca: Buffer): Promise<boolean> {
 
 /**
  * Runs the built module the way `npx pepr deploy` runs it, as host processes: one admission
- * server (the webhook) and one watcher (the controllers), each its own Node process.
+ * server (the webhook) and one watcher (the controllers), each its own Node process, restarted
+ * when it exits. `<logDir>/module-watcher.pid` names the current controller process, so a test
+ * can kill it in the middle of a reconcile.
  */
 export async function startModule(
   kubeconfig: string,
@@ -95,10 +96,22 @@ export async function startModule(
     PEPR_PRETTY_LOGS: "false",
   });
   const ca = readFileSync(certs.caCert);
+  let stopping = false;
   const start = async (watch: boolean): Promise<Managed> => {
     const port = watch ? watcherPort : admissionPort;
     const name = watch ? "module-watcher" : "module-admission";
     const proc = startProcess(name, process.execPath, [moduleBundle], logDir, env(watch, port));
+    writeFileSync(join(logDir, `${name}.pid`), String(proc.child.pid));
+    // Like a Deployment's pod: a crashed or killed process is started again.
+    proc.child.once("exit", () => {
+      if (stopping) return;
+      setTimeout(() => {
+        if (stopping) return;
+        start(watch)
+          .then(p => (watch ? (running.watcher = p) : (running.admission = p)))
+          .catch(() => undefined);
+      }, 500);
+    });
     await waitFor(`${name} /healthz`, () => healthy(port, ca), 60_000, proc);
     return proc;
   };
@@ -106,11 +119,8 @@ export async function startModule(
   const running: RunningModule = {
     admission: await start(false),
     watcher: await start(true),
-    async restartWatcher() {
-      await running.watcher.stop();
-      running.watcher = await start(true);
-    },
     async stop() {
+      stopping = true;
       await Promise.all([running.watcher.stop(), running.admission.stop()]);
     },
   };

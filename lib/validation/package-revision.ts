@@ -1,0 +1,68 @@
+import { isDeepStrictEqual } from "node:util";
+import type { PackageRevision, PackageRevisionResources } from "../../crd-types";
+import type { Lifecycle } from "../git/types";
+import { isControllerFieldManager } from "../packages/field-managers";
+import { transitionProblem, unmetReadinessGates } from "../packages/lifecycle";
+
+export interface AdmissionContext {
+  operation: string;
+  /** The request's field manager: the controllers' own writes are recognised by it. */
+  fieldManager?: string;
+}
+
+const IMMUTABLE = ["packageName", "repository", "workspaceName", "source"] as const;
+
+/**
+ * What admission refuses for a PackageRevision (kptdev/porch#918): a new revision to create
+ * that starts Published, a lifecycle move that cannot be done, publishing with unmet
+ * readiness gates, and changes to the fields that name the revision or made it.
+ */
+export function validatePackageRevision(
+  pr: PackageRevision,
+  old: PackageRevision | undefined,
+  ctx: AdmissionContext,
+): string[] {
+  if (isControllerFieldManager(ctx.fieldManager) || pr.metadata?.deletionTimestamp) return [];
+  const problems: string[] = [];
+  const lifecycle = (pr.spec?.lifecycle ?? "Draft") as Lifecycle;
+  if (
+    ctx.operation === "CREATE" &&
+    pr.spec?.source &&
+    (lifecycle === "Published" || lifecycle === "DeletionProposed")
+  ) {
+    problems.push(
+      `spec.lifecycle: a new package revision starts as Draft or Proposed, not ${lifecycle}`,
+    );
+  }
+  if (old) {
+    for (const field of IMMUTABLE) {
+      if (!isDeepStrictEqual(old.spec?.[field], pr.spec?.[field]))
+        problems.push(`spec.${field} is immutable`);
+    }
+    const from = (old.spec?.lifecycle ?? "Draft") as Lifecycle;
+    const problem = transitionProblem(from, lifecycle);
+    if (problem) problems.push(`spec.lifecycle: ${problem}`);
+  }
+  const publishing = lifecycle === "Published" && old?.spec?.lifecycle !== "Published";
+  const unmet = publishing ? unmetReadinessGates({ ...pr.spec, ...pr.status }) : [];
+  if (unmet.length > 0)
+    problems.push(`spec.lifecycle: readiness gates not met: ${unmet.join(", ")}`);
+  return problems;
+}
+
+/** The files of a Published (or DeletionProposed) revision are read-only. */
+export function validatePackageRevisionResources(
+  prr: PackageRevisionResources,
+  old: PackageRevisionResources | undefined,
+  ownerLifecycle: string | undefined,
+  ctx: AdmissionContext,
+): string[] {
+  if (isControllerFieldManager(ctx.fieldManager) || !old) return [];
+  if (isDeepStrictEqual(old.spec?.resources, prr.spec?.resources)) return [];
+  if (ownerLifecycle === "Published" || ownerLifecycle === "DeletionProposed") {
+    return [
+      `spec.resources: the files of a ${ownerLifecycle} revision are read-only; create a new draft from it (spec.source.copyFrom) and edit that`,
+    ];
+  }
+  return [];
+}

@@ -1,0 +1,217 @@
+import { execFileSync } from "node:child_process";
+import { createGitRepository, kptfile, registerRepository } from "../support/git";
+import { createNamespace, deleteNamespace, getJson, kubectl } from "../support/kubectl";
+import {
+  condition,
+  createRevision,
+  files,
+  killControllers,
+  lifecycleReached,
+  PR,
+  rendered,
+  setFiles,
+  setLifecycle,
+  yamlOf,
+} from "../support/package-revisions";
+import { eventually } from "../support/wait";
+
+// The whole lifecycle through kubectl: init, edit, render, propose, publish, clone, upgrade with
+// a kept local edit and a reported conflict, deletion; with the controllers killed mid-step.
+let ns: string;
+let blueprintsUrl: string;
+let deploymentsUrl: string;
+const refs = (url: string) => execFileSync("git", ["ls-remote", url], { encoding: "utf8" });
+
+const pipeline = `pipeline:\n  mutators:\n    - name: set-namespace\n      image: gcr.io/kpt-fn/set-namespace:v0.4.1\n      configMap:\n        namespace: web\n`;
+const deployment = (replicas: number) =>
+  `apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: ${replicas}\n  template:\n    spec:\n      containers:\n        - name: web\n          image: nginx:1.27\n`;
+const configMap = (color: string, size: string) =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config # colours and sizes\ndata:\n  color: ${color}\n  size: ${size}\n`;
+
+beforeAll(async () => {
+  ns = createNamespace("e2e-lifecycle");
+  blueprintsUrl = await createGitRepository("blueprints");
+  deploymentsUrl = await createGitRepository("deployments");
+  registerRepository(ns, "blueprints", blueprintsUrl);
+  registerRepository(ns, "deployments", deploymentsUrl, { deployment: true });
+});
+afterAll(() => deleteNamespace(ns));
+
+describe("a blueprint", () => {
+  it("is initialised as a Draft with a Kptfile", async () => {
+    createRevision(ns, "blueprints", "web", "v1", { init: { description: "a web server" } });
+    await rendered(ns, "blueprints.web.v1");
+    expect(files(ns, "blueprints.web.v1").Kptfile).toContain("description: a web server");
+    expect(refs(blueprintsUrl)).toContain("refs/heads/drafts/web/v1");
+  });
+
+  it("renders an edit of its files with set-namespace", async () => {
+    const edit = setFiles(ns, "blueprints.web.v1", {
+      Kptfile: kptfile("web", pipeline),
+      "deployment.yaml": deployment(1),
+      "cm.yaml": configMap("blue", "small"),
+    });
+    expect(edit.stderr).toBe("");
+    await rendered(ns, "blueprints.web.v1");
+    expect(yamlOf(ns, "blueprints.web.v1", "deployment.yaml").metadata.namespace).toBe("web");
+    expect(files(ns, "blueprints.web.v1")["cm.yaml"]).toContain(
+      "name: web-config # colours and sizes",
+    );
+  });
+
+  it("is proposed and published: revision 1, tag web/v1, latest", async () => {
+    expect(setLifecycle(ns, "blueprints.web.v1", "Published").stderr).toContain(
+      "a Draft must be Proposed before it can be Published",
+    );
+    setLifecycle(ns, "blueprints.web.v1", "Proposed");
+    await lifecycleReached(ns, "blueprints.web.v1", "Proposed");
+    setLifecycle(ns, "blueprints.web.v1", "Published");
+    const pr = await lifecycleReached(ns, "blueprints.web.v1", "Published");
+    expect(pr.status?.revision).toBe(1);
+    await eventually("latest", () =>
+      getJson<PR>("packagerevision", "blueprints.web.v1", ns)?.metadata.labels?.[
+        "porch.kpt.dev/latest-revision"
+      ] === "true"
+        ? true
+        : undefined,
+    );
+    expect(refs(blueprintsUrl)).toMatch(/refs\/tags\/web\/v1\n/);
+    expect(refs(blueprintsUrl)).not.toContain("drafts/web/v1");
+  });
+
+  it("refuses impossible moves and edits of published files at admission", () => {
+    expect(setLifecycle(ns, "blueprints.web.v1", "Draft").stderr).toContain(
+      "a Published revision cannot go back to Draft",
+    );
+    const edit = setFiles(ns, "blueprints.web.v1", { Kptfile: kptfile("web") });
+    expect(edit.stderr).toContain("the files of a Published revision are read-only");
+    const created = kubectl(
+      ["apply", "-n", ns, "-f", "-"],
+      JSON.stringify({
+        apiVersion: "porch.kpt.dev/v1alpha2",
+        kind: "PackageRevision",
+        metadata: { name: "blueprints.web.v9" },
+        spec: {
+          packageName: "web",
+          repository: "blueprints",
+          workspaceName: "v9",
+          lifecycle: "Published",
+          source: { init: {} },
+        },
+      }),
+    );
+    expect(created.stderr).toContain(
+      "a new package revision starts as Draft or Proposed, not Published",
+    );
+  });
+});
+
+describe("a deployment cloned from it", () => {
+  it("is cloned with upstream and upstreamLock, rendered, edited locally and published", async () => {
+    createRevision(ns, "deployments", "web-east", "v1", {
+      cloneFrom: { upstreamRef: { name: "blueprints.web.v1" } },
+    });
+    const pr = await rendered(ns, "deployments.web-east.v1");
+    expect(pr.status?.creationSource).toBe("clone");
+    expect(pr.status?.upstreamLock?.git?.ref).toBe("web/v1");
+    const kpt = yamlOf(ns, "deployments.web-east.v1", "Kptfile");
+    expect(kpt.upstream.git).toMatchObject({
+      repo: blueprintsUrl,
+      directory: "web",
+      ref: "web/v1",
+    });
+    expect(files(ns, "deployments.web-east.v1")["package-context.yaml"]).toContain(
+      "name: web-east",
+    );
+    const local = { ...files(ns, "deployments.web-east.v1") };
+    local["cm.yaml"] = local["cm.yaml"]
+      .replace("color: blue", "color: red")
+      .replace("size: small", "size: large");
+    setFiles(ns, "deployments.web-east.v1", local);
+    await rendered(ns, "deployments.web-east.v1");
+    setLifecycle(ns, "deployments.web-east.v1", "Proposed");
+    await lifecycleReached(ns, "deployments.web-east.v1", "Proposed");
+    setLifecycle(ns, "deployments.web-east.v1", "Published");
+    await lifecycleReached(ns, "deployments.web-east.v1", "Published");
+  });
+
+  it("gets upstream v2 through an upgrade that keeps the local edit and reports the conflict", async () => {
+    createRevision(ns, "blueprints", "web", "v2", { copyFrom: { name: "blueprints.web.v1" } });
+    await rendered(ns, "blueprints.web.v2");
+    const v2 = { ...files(ns, "blueprints.web.v2") };
+    v2["cm.yaml"] = v2["cm.yaml"].replace("color: blue", "color: green");
+    v2["deployment.yaml"] = v2["deployment.yaml"].replace("replicas: 1", "replicas: 3");
+    setFiles(ns, "blueprints.web.v2", v2);
+    await rendered(ns, "blueprints.web.v2");
+    setLifecycle(ns, "blueprints.web.v2", "Proposed");
+    await lifecycleReached(ns, "blueprints.web.v2", "Proposed");
+    setLifecycle(ns, "blueprints.web.v2", "Published");
+    expect((await lifecycleReached(ns, "blueprints.web.v2", "Published")).status?.revision).toBe(2);
+
+    createRevision(ns, "deployments", "web-east", "v2", {
+      upgrade: {
+        oldUpstream: { name: "blueprints.web.v1" },
+        newUpstream: { name: "blueprints.web.v2" },
+        currentPackage: { name: "deployments.web-east.v1" },
+      },
+    });
+    const pr = await rendered(ns, "deployments.web-east.v2");
+    const cm = yamlOf(ns, "deployments.web-east.v2", "cm.yaml");
+    expect(cm.data).toEqual({ color: "green", size: "large" });
+    expect(yamlOf(ns, "deployments.web-east.v2", "deployment.yaml").spec.replicas).toBe(3);
+    const upgraded = condition(pr, "Upgraded");
+    expect(upgraded?.reason).toBe("MergedWithConflicts");
+    expect(upgraded?.message).toContain("data.color");
+    expect(pr.status?.upstreamLock?.git?.ref).toBe("web/v2");
+    setLifecycle(ns, "deployments.web-east.v2", "Proposed");
+    await lifecycleReached(ns, "deployments.web-east.v2", "Proposed");
+    setLifecycle(ns, "deployments.web-east.v2", "Published");
+    expect(
+      (await lifecycleReached(ns, "deployments.web-east.v2", "Published")).status?.revision,
+    ).toBe(2);
+  });
+
+  it("is deleted only through DeletionProposed", async () => {
+    kubectl(["delete", "packagerevision", "deployments.web-east.v1", "-n", ns, "--wait=false"]);
+    const blocked = await eventually("deletion blocked", () => {
+      const pr = getJson<PR>("packagerevision", "deployments.web-east.v1", ns);
+      return condition(pr, "Ready")?.reason === "DeletionBlocked" ? pr : undefined;
+    });
+    expect(blocked.metadata.deletionTimestamp).toBeDefined();
+    expect(refs(deploymentsUrl)).toContain("refs/tags/web-east/v1");
+    setLifecycle(ns, "deployments.web-east.v1", "DeletionProposed");
+    await eventually("deleted", () =>
+      getJson("packagerevision", "deployments.web-east.v1", ns) ? undefined : true,
+    );
+    expect(refs(deploymentsUrl)).not.toContain("refs/tags/web-east/v1");
+    expect(refs(deploymentsUrl)).toContain("refs/tags/web-east/v2");
+  });
+});
+
+describe("with the controllers killed in the middle", () => {
+  it("creates exactly one draft and finishes the render", async () => {
+    createRevision(ns, "deployments", "web-west", "v1", {
+      cloneFrom: { upstreamRef: { name: "blueprints.web.v2" } },
+    });
+    killControllers();
+    await rendered(ns, "deployments.web-west.v1");
+    const drafts = refs(deploymentsUrl)
+      .split("\n")
+      .filter(l => l.includes("web-west"));
+    expect(drafts).toEqual([expect.stringMatching(/\trefs\/heads\/drafts\/web-west\/v1$/)]);
+  });
+
+  it("publishes exactly once", async () => {
+    setLifecycle(ns, "deployments.web-west.v1", "Proposed");
+    await lifecycleReached(ns, "deployments.web-west.v1", "Proposed");
+    setLifecycle(ns, "deployments.web-west.v1", "Published");
+    killControllers();
+    const pr = await lifecycleReached(ns, "deployments.web-west.v1", "Published");
+    expect(pr.status?.revision).toBe(1);
+    expect(
+      refs(deploymentsUrl)
+        .split("\n")
+        .filter(l => l.includes("web-west")),
+    ).toEqual([expect.stringMatching(/\trefs\/tags\/web-west\/v1$/)]);
+  });
+});

@@ -1,0 +1,149 @@
+import type { PackageRevision, PackageRevisionResources } from "../../../crd-types";
+import { validatePackageRevision, validatePackageRevisionResources } from "../../../lib/validation";
+
+const pr = (spec: Record<string, unknown>, status: Record<string, unknown> = {}) =>
+  ({
+    metadata: { name: "r.p.ws" },
+    spec: { packageName: "p", repository: "r", workspaceName: "ws", ...spec },
+    status,
+  }) as PackageRevision;
+const user = (operation: string) => ({ operation, fieldManager: "kubectl-client-side-apply" });
+
+describe("validatePackageRevision", () => {
+  it.each<[string, PackageRevision, PackageRevision | undefined, string, string[]]>([
+    ["a new Draft", pr({ lifecycle: "Draft", source: { init: {} } }), undefined, "CREATE", []],
+    [
+      "a new revision created Published",
+      pr({ lifecycle: "Published", source: { init: {} } }),
+      undefined,
+      "CREATE",
+      ["spec.lifecycle: a new package revision starts as Draft or Proposed, not Published"],
+    ],
+    ["Draft → Proposed", pr({ lifecycle: "Proposed" }), pr({ lifecycle: "Draft" }), "UPDATE", []],
+    [
+      "Published → Draft",
+      pr({ lifecycle: "Draft" }),
+      pr({ lifecycle: "Published" }),
+      "UPDATE",
+      [
+        "spec.lifecycle: a Published revision cannot go back to Draft: create a new draft from it (spec.source.copyFrom)",
+      ],
+    ],
+    [
+      "Draft → Published",
+      pr({ lifecycle: "Published" }),
+      pr({ lifecycle: "Draft" }),
+      "UPDATE",
+      ["spec.lifecycle: a Draft must be Proposed before it can be Published"],
+    ],
+    [
+      "immutable fields",
+      pr({
+        lifecycle: "Draft",
+        packageName: "q",
+        workspaceName: "ws2",
+        source: { init: { description: "x" } },
+      }),
+      pr({ lifecycle: "Draft", source: { init: {} } }),
+      "UPDATE",
+      [
+        "spec.packageName is immutable",
+        "spec.workspaceName is immutable",
+        "spec.source is immutable",
+      ],
+    ],
+    [
+      "unmet readiness gates",
+      pr(
+        {
+          lifecycle: "Published",
+          readinessGates: [
+            { conditionType: "config.injection.ConfigMap.endpoints" },
+            { conditionType: "ok" },
+          ],
+        },
+        { conditions: [{ type: "ok", status: "True" }] },
+      ),
+      pr({ lifecycle: "Proposed" }),
+      "UPDATE",
+      ["spec.lifecycle: readiness gates not met: config.injection.ConfigMap.endpoints"],
+    ],
+  ])("%s", (_name, next, old, operation, expected) => {
+    expect(validatePackageRevision(next, old, user(operation))).toEqual(expected);
+  });
+
+  it("lets the controllers mirror a Published revision and adopt a publish done elsewhere", () => {
+    expect(
+      validatePackageRevision(pr({ lifecycle: "Published", source: { init: {} } }), undefined, {
+        operation: "CREATE",
+        fieldManager: "repository-controller",
+      }),
+    ).toEqual([]);
+    expect(
+      validatePackageRevision(pr({ lifecycle: "Published" }), pr({ lifecycle: "Draft" }), {
+        operation: "UPDATE",
+        fieldManager: "repository-controller",
+      }),
+    ).toEqual([]);
+  });
+
+  it("lets a terminating object go", () => {
+    const deleting = {
+      ...pr({ lifecycle: "Draft" }),
+      metadata: { name: "x", deletionTimestamp: new Date() },
+    } as PackageRevision;
+    expect(
+      validatePackageRevision(deleting, pr({ lifecycle: "Published" }), user("UPDATE")),
+    ).toEqual([]);
+  });
+});
+
+describe("validatePackageRevisionResources", () => {
+  const prr = (files: Record<string, string>) =>
+    ({ spec: { resources: files } }) as PackageRevisionResources;
+  it.each<[string, string | undefined, string, string[]]>([
+    ["a Draft's files", "Draft", "UPDATE", []],
+    [
+      "a Published revision's files",
+      "Published",
+      "UPDATE",
+      [
+        "spec.resources: the files of a Published revision are read-only; create a new draft from it (spec.source.copyFrom) and edit that",
+      ],
+    ],
+    [
+      "a DeletionProposed revision's files",
+      "DeletionProposed",
+      "UPDATE",
+      [
+        "spec.resources: the files of a DeletionProposed revision are read-only; create a new draft from it (spec.source.copyFrom) and edit that",
+      ],
+    ],
+  ])("%s", (_name, lifecycle, operation, expected) => {
+    expect(
+      validatePackageRevisionResources(
+        prr({ a: "2" }),
+        prr({ a: "1" }),
+        lifecycle,
+        user(operation),
+      ),
+    ).toEqual(expected);
+  });
+
+  it("allows the controllers' refresh and unchanged files", () => {
+    expect(
+      validatePackageRevisionResources(prr({ a: "2" }), prr({ a: "1" }), "Published", {
+        operation: "UPDATE",
+        fieldManager: "repository-controller",
+      }),
+    ).toEqual([]);
+    expect(
+      validatePackageRevisionResources(
+        prr({ a: "1" }),
+        prr({ a: "1" }),
+        "Published",
+        user("UPDATE"),
+      ),
+    ).toEqual([]);
+  });
+});
