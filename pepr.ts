@@ -1,6 +1,7 @@
 import cfg from "./package.json";
 import { Admission } from "./capabilities/admission";
 import { PackageRevisionCapability } from "./capabilities/package-revision";
+import { PackageVariantCapability } from "./capabilities/package-variant";
 import { PackageVariantSetCapability } from "./capabilities/package-variant-set";
 import { RepositoryCapability } from "./capabilities/repository";
 import { startModule } from "./capabilities/module";
@@ -10,11 +11,13 @@ import { startModule } from "./capabilities/module";
  * - Admission: rejects invalid specs and impossible lifecycle moves, every problem named.
  * - Repository: mirrors each git repository's package revisions as PackageRevision objects.
  * - PackageRevision: source, render, lifecycle and deletion of each revision, in git.
+ * - PackageVariant: keeps a downstream package derived from an upstream one, with mutations.
  * - PackageVariantSet: fans an upstream out to many targets as PackageVariants.
  */
 startModule(cfg, [
   Admission,
   RepositoryCapability,
   PackageRevisionCapability,
+  PackageVariantCapability,
   PackageVariantSetCapability,
 ]);

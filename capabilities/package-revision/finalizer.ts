@@ -4,7 +4,7 @@ import { PackageRevision } from "../../crd-types";
 import { isGitStoreError } from "../../lib/git";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 import { storeForName } from "../shared/content-stores";
-import { gitKey } from "./git";
+import { gitKey } from "../shared/git-key";
 import { applyCoreStatus } from "./status";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
 

@@ -9,7 +9,7 @@ import {
 import { transitionProblem, unmetReadinessGates } from "../../lib/packages/lifecycle";
 import { errorMessage } from "../shared/api-errors";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
-import { gitKey } from "./git";
+import { gitKey } from "../shared/git-key";
 import { applyCoreStatus, condition } from "./status";
 
 async function currentInfo(

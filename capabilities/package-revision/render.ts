@@ -9,7 +9,7 @@ import { isConflict, isNotFound } from "../shared/api-errors";
 import { writeResources } from "../shared/package-resources";
 import { serverSideApply } from "../shared/server-side-apply";
 import { functionRuntime, renderConfig } from "./config";
-import { gitKey } from "./git";
+import { gitKey } from "../shared/git-key";
 import { applyKptfileStatus, applyRenderStatus, MANAGER } from "./status";
 
 export const PUSH_ON_RENDER_FAILURE = "porch.kpt.dev/push-on-render-failure";
@@ -70,7 +70,7 @@ async function syncKptfileConditions(
 }
 
 /**
- * Renders a Draft whose files changed since the last render (a user edit of its
+ * Renders a Draft (or a Proposed revision) whose files changed since the last render (a user edit of its
  * PackageRevisionResources, a source execution, a controller mutation). The rendered files go
  * back to the PackageRevisionResources with its resourceVersion as precondition (a newer edit
  * wins and is rendered next) and then to the draft branch. A failed render keeps the last good
@@ -80,7 +80,8 @@ export async function reconcileRender(
   pr: PackageRevision,
   store: ContentStore,
 ): Promise<ReconcileResult | void> {
-  if (pr.spec?.lifecycle !== "Draft") return;
+  // Drafts, and proposals a PackageVariant updates in place (seed 003), are rendered.
+  if (pr.spec?.lifecycle !== "Draft" && pr.spec?.lifecycle !== "Proposed") return;
   if (pr.spec.source && !pr.status?.creationSource) return;
   const prr = await getResources(pr);
   const version = prr?.metadata?.resourceVersion;

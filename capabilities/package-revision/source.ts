@@ -14,9 +14,9 @@ import { errorMessage } from "../shared/api-errors";
 import { recordEvent } from "../shared/events";
 import { rawStore } from "../shared/content-stores";
 import { writeResources } from "../shared/package-resources";
-import { gitKey } from "./git";
+import { gitKey } from "../shared/git-key";
 import { applyCoreStatus, applyRenderStatus, MANAGER } from "./status";
-import { contentOf, SourceError } from "./upstream-content";
+import { contentOf, SourceError } from "../shared/revision-content";
 
 type CreationSource = "init" | "clone" | "copy" | "upgrade";
 

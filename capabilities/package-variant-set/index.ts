@@ -1,7 +1,7 @@
 import { Capability, kind } from "pepr";
 import { PackageRevision, PackageVariant, PackageVariantSet, Repository } from "../../crd-types";
 import { Controller, keyOf } from "../shared/controller";
-import { watchSelectedKinds } from "./object-watches";
+import { DynamicWatches } from "../shared/dynamic-watches";
 import { reconcilePackageVariantSet, sets } from "./reconcile";
 import { SET_LABEL } from "./variants";
 
@@ -16,9 +16,11 @@ export const PackageVariantSetCapability = new Capability({
 
 const { When } = PackageVariantSetCapability;
 
+const selectedKinds = new DynamicWatches("PackageVariantSet object selectors", onSelectedObject);
+
 export const setController = new Controller("PackageVariantSet", async key => {
   await reconcilePackageVariantSet(key);
-  await watchSelectedKinds(sets.objectKinds(), onSelectedObject);
+  await selectedKinds.ensure(sets.objectKinds());
 });
 
 const enqueueAll = (keys: string[]) => keys.forEach(k => setController.queue.add(k));

@@ -105,3 +105,21 @@ export async function listObjects(
   } while (continueToken);
   return items;
 }
+
+/** GET one object of any kind; undefined when it does not exist. */
+export async function getObject(
+  type: ResourceType,
+  namespace: string,
+  name: string,
+): Promise<ListedObject | undefined> {
+  const base = groupVersionPath(type.group, type.version);
+  const path = type.namespaced
+    ? `${base}/namespaces/${namespace}/${type.plural}/${name}`
+    : `${base}/${type.plural}/${name}`;
+  try {
+    return await rawGet<ListedObject>(path);
+  } catch (error) {
+    if (httpStatus(error) === 404) return undefined;
+    throw error;
+  }
+}

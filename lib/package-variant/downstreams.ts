@@ -37,6 +37,11 @@ function adoption(pr: PackageRevision, pv: PackageVariant): RevisionChange {
   });
 }
 
+/** spec.lifecycle says Published, git has not numbered it yet (status.revision 0 or unset). */
+export function publishing(pr: PackageRevision): boolean {
+  return isPublishedLifecycle(pr) && (pr.status?.revision ?? 0) === 0;
+}
+
 function latestPublished(revisions: PackageRevision[]): PackageRevision | undefined {
   let latest: PackageRevision | undefined;
   for (const pr of revisions) {
@@ -79,7 +84,9 @@ export function discoverDownstreams(
       }
       result.changes.push(adoption(pr, pv));
     }
-    if (isPublishedLifecycle(pr)) published.push(pr);
+    // Asked to be published but not yet numbered: still a proposal in git, so not (yet) the
+    // published downstream an upgrade or edit would start from.
+    if (isPublishedLifecycle(pr) && !publishing(pr)) published.push(pr);
     else result.downstreams.push(pr);
   }
   if (result.downstreams.length === 0) {

@@ -61,3 +61,4 @@ export type {
   PlanInput,
   VariantPlan,
 } from "./state";
+export { VariantIndex } from "./variant-index";

@@ -4,7 +4,7 @@ import type { PackageRevision, PackageVariant } from "../../crd-types";
 import { upstreamNotFoundMessage } from "../packages/upstream";
 import { buildCloneDraft, buildEditDraft, buildUpgradeDraft } from "./builders";
 import { combineChanges, updateChange, type RevisionChange } from "./changes";
-import { discoverDownstreams } from "./downstreams";
+import { discoverDownstreams, publishing } from "./downstreams";
 import { findOldUpstream, isPublishedLifecycle, isUpToDate } from "./up-to-date";
 import { newWorkspaceName } from "./workspace";
 
@@ -72,6 +72,7 @@ function nameOf(pr: PackageRevision): string {
 
 /** A draft whose spec.source the PackageRevision controller has not executed yet has no content. */
 function sourcePending(pr: PackageRevision): string | undefined {
+  if (publishing(pr)) return `waiting for PackageRevision "${nameOf(pr)}" to be published`;
   if (!pr.spec?.source || pr.status?.creationSource || isPublishedLifecycle(pr)) return undefined;
   const ready = pr.status?.conditions?.find(c => c.type === "Ready");
   const failure =

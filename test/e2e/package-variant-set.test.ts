@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { examplesDir } from "../support/examples";
-import { createPublishedRevision, createRepository } from "../support/fixtures";
+import { createRepository, publishRevision } from "../support/fixtures";
 import {
   createNamespace,
   deleteNamespace,
@@ -59,7 +59,7 @@ const waitForDownstreams = (set: string, expected: string[]) =>
     JSON.stringify(downstreams(set)) === JSON.stringify(expected) ? true : undefined,
   );
 
-beforeAll(() => {
+beforeAll(async () => {
   ns = createNamespace("e2e-pvs");
   const table: [string, Record<string, string>][] = [
     ["cluster-01", { region: "useast1", env: "prod", org: "hr" }],
@@ -67,11 +67,12 @@ beforeAll(() => {
     ["cluster-03", { region: "useast2", env: "prod", org: "hr" }],
     ["cluster-04", { region: "uswest1", env: "prod", org: "hr" }],
   ];
-  for (const [name, labels] of table) createRepository(ns, name, labels);
-  createPublishedRevision(ns, "platform-catalog", "base-ns", 1);
-  createPublishedRevision(ns, "example-repo", "foo", 1);
+  await Promise.all(table.map(([name, labels]) => createRepository(ns, name, labels)));
+  await Promise.all(["platform-catalog", "example-repo"].map(name => createRepository(ns, name)));
+  await publishRevision(ns, "platform-catalog", "base-ns", 1);
+  await publishRevision(ns, "example-repo", "foo", 1);
 });
-afterAll(() => deleteNamespace(ns, ["packagevariants"]));
+afterAll(() => deleteNamespace(ns));
 
 describe("a repository-list set (seed 001)", () => {
   it("creates the three documented PackageVariants, owned and labelled", async () => {
@@ -122,14 +123,20 @@ describe("a repository-list set (seed 001)", () => {
   });
 
   it("does not rewrite unchanged PackageVariants", async () => {
-    const versions = () =>
+    // Every write the set makes is counted in its PackageVariantsReconciled events (a no-op
+    // update leaves no trace on the objects themselves).
+    const writes = () =>
+      listJson<{ reason: string; message: string; count?: number }>("events", ns, undefined)
+        .filter(e => e.reason === "PackageVariantsReconciled" && e.message.includes("updated"))
+        .reduce((n, e) => n + (e.count ?? 1), 0);
+    const generations = () =>
       variantsOf("example")
-        .map(pv => (pv.metadata as { resourceVersion?: string }).resourceVersion)
+        .map(pv => (pv.metadata as { generation?: number }).generation)
         .join();
-    const before = versions();
+    const before = { writes: writes(), generations: generations() };
     kubectlOk(["annotate", "packagevariantset", "example", "-n", ns, "poke=1"]);
     await new Promise(r => setTimeout(r, 2000));
-    expect(versions()).toBe(before);
+    expect({ writes: writes(), generations: generations() }).toEqual(before);
   });
 });
 
@@ -154,7 +161,7 @@ describe("a repository-selector set (seed 001)", () => {
       "cluster-04/foo-c",
     ]);
     kubectlOk(["label", "repository", "cluster-03", "-n", ns, "env=dev", "--overwrite"]);
-    createRepository(ns, "cluster-05", { region: "uswest1" });
+    await createRepository(ns, "cluster-05", { region: "uswest1" });
     await waitForDownstreams("example-selector", [
       "cluster-01/foo",
       "cluster-02/foo-a",
@@ -168,11 +175,16 @@ describe("a repository-selector set (seed 001)", () => {
       "cluster-05/foo-b",
       "cluster-05/foo-c",
     ]);
-    // The dropped variant is deleted (its finalizer waits for the PackageVariant controller).
-    const dropped = variantsOf("example-selector").filter(
-      pv => pv.spec.downstream.repo === "cluster-03",
+    // The dropped variant goes, and its deletion policy (delete) removes its draft.
+    await eventually(
+      "dropped variant and its draft gone",
+      () =>
+        variantsOf("example-selector").some(pv => pv.spec.downstream.repo === "cluster-03") ||
+        listJson("packagerevisions", ns, "porch.kpt.dev/repository=cluster-03").length > 0
+          ? undefined
+          : true,
+      60_000,
     );
-    expect(dropped.every(pv => pv.metadata.deletionTimestamp)).toBe(true);
   });
 
   it("computes labels and injector names from each repository", async () => {
@@ -298,32 +310,48 @@ spec:
     expect(stalled.message).toBe(
       "could not find upstream package revision 'later/1' in repo 'platform-catalog'",
     );
-    createPublishedRevision(ns, "platform-catalog", "later", 1);
+    await publishRevision(ns, "platform-catalog", "later", 1);
     await waitForDownstreams("waiting", ["cluster-01/later"]);
-    expect(condition("waiting", "Stalled")?.status).toBe("False");
+    await eventually("Stalled=False", () =>
+      condition("waiting", "Stalled")?.status === "False" ? true : undefined,
+    );
   });
 
-  it("hands its PackageVariants to garbage collection when deleted", async () => {
+  it("deletes its PackageVariants (garbage collection), whose policy deletes their drafts", async () => {
     const uid = getJson<PVS>("packagevariantset", "waiting", ns)!.metadata.uid;
+    await eventually(
+      "draft created",
+      () =>
+        listJson(
+          "packagerevisions",
+          ns,
+          "config.porch.kpt.dev/packagevariant=waiting-cluster-01-later",
+        ).length > 0
+          ? true
+          : undefined,
+      60_000,
+    );
     kubectlOk(["delete", "packagevariantset", "waiting", "-n", ns, "--wait=false"]);
     await eventually(
-      "PackageVariants deleting",
-      () => {
-        const pvs = listJson<PV>(
-          "packagevariants",
+      "variants and drafts gone",
+      () =>
+        listJson("packagevariants", ns, `config.porch.kpt.dev/packagevariantset=${uid}`).length ===
+          0 &&
+        listJson(
+          "packagerevisions",
           ns,
-          `config.porch.kpt.dev/packagevariantset=${uid}`,
-        );
-        return pvs.length > 0 && pvs.every(pv => pv.metadata.deletionTimestamp) ? true : undefined;
-      },
-      60_000,
+          "config.porch.kpt.dev/packagevariant=waiting-cluster-01-later",
+        ).length === 0
+          ? true
+          : undefined,
+      90_000,
     );
   });
 });
 
 it("uses the seed's hashed name for a long identifier", async () => {
-  createRepository(ns, "very-long-repo-name");
-  createPublishedRevision(ns, "platform-catalog", "very-long-package-name", 1);
+  await createRepository(ns, "very-long-repo-name");
+  await publishRevision(ns, "platform-catalog", "very-long-package-name", 1);
   apply(`apiVersion: config.porch.kpt.dev/v1alpha2
 kind: PackageVariantSet
 metadata: {name: very-long-packagevariantset-name}

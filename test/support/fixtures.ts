@@ -1,55 +1,69 @@
-import { kubectlOk } from "./kubectl";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { publishPackages } from "../../hack/demo/repositories";
+import { openContentStore } from "../../lib/git";
+import { createGitRepository, kptfile, registerRepository, revision } from "./git";
+import { getJson, kubectlOk } from "./kubectl";
+import { eventually } from "./wait";
 
-/** A Repository object with labels (its git side is not used by the test that creates it). */
-export function createRepository(
+const urls = new Map<string, string>();
+
+/** A registered Repository backed by a new git repository (deployment repository, with labels). */
+export async function createRepository(
   namespace: string,
   name: string,
   labels: Record<string, string> = {},
-): void {
-  kubectlOk(
-    ["apply", "-n", namespace, "-f", "-"],
-    JSON.stringify({
-      apiVersion: "config.porch.kpt.dev/v1alpha1",
-      kind: "Repository",
-      metadata: { name, labels },
-      spec: { git: { repo: `http://127.0.0.1:9/${name}.git` } },
-    }),
-  );
+): Promise<string> {
+  const url = await createGitRepository(name);
+  urls.set(`${namespace}/${name}`, url);
+  registerRepository(namespace, name, url, { labels, deployment: true });
+  return url;
 }
 
-/** A published PackageRevision object, status written through the status subresource. */
-export function createPublishedRevision(
+/**
+ * Publishes revision `v<N>` of a small package into a repository created by createRepository,
+ * from outside the operator, then asks for a sync and waits for its PackageRevision.
+ */
+export async function publishRevision(
   namespace: string,
   repo: string,
   pkg: string,
-  revision: number,
-): string {
-  const name = `${repo}.${pkg.replace(/\//g, ".")}.v${revision}`;
-  kubectlOk(
-    ["apply", "-n", namespace, "-f", "-"],
-    JSON.stringify({
-      apiVersion: "porch.kpt.dev/v1alpha2",
-      kind: "PackageRevision",
-      metadata: { name },
-      spec: {
-        packageName: pkg,
-        repository: repo,
-        workspaceName: `v${revision}`,
-        lifecycle: "Published",
-        source: { init: {} },
-      },
-    }),
+  n: number,
+): Promise<void> {
+  const url = urls.get(`${namespace}/${repo}`);
+  if (!url) throw new Error(`repository ${repo} was not created by createRepository`);
+  const store = openContentStore(
+    { url },
+    { cacheRoot: mkdtempSync(join(tmpdir(), "porch-e2e-publish-")) },
   );
+  try {
+    const files = {
+      Kptfile: kptfile(pkg),
+      "cm.yaml": `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${pkg}\ndata:\n  revision: "${n}"\n`,
+    };
+    await publishPackages(store, [{ name: pkg, revisions: [revision(`v${n}`, files)] }]);
+  } finally {
+    store.close();
+  }
   kubectlOk([
     "patch",
-    "packagerevision",
-    name,
+    "repository",
+    repo,
     "-n",
     namespace,
-    "--subresource=status",
     "--type=merge",
     "-p",
-    JSON.stringify({ status: { revision } }),
+    JSON.stringify({ spec: { sync: { runOnceAt: new Date().toISOString() } } }),
   ]);
-  return name;
+  const name = `${repo}.${pkg.replace(/\//g, ".")}.v${n}`;
+  await eventually(
+    `${name} mirrored`,
+    () =>
+      getJson<{ status?: { revision?: number } }>("packagerevision", name, namespace)?.status
+        ?.revision === n
+        ? true
+        : undefined,
+    60_000,
+  );
 }

@@ -20,7 +20,8 @@ afterAll(async () => {
   await Promise.all([anon.close(), basic.close(), bearer.close()]);
 });
 
-const infoRefs = (url: string, headers: Record<string, string> = {}) => fetch(`${url}/info/refs?service=git-upload-pack`, { headers });
+const infoRefs = (url: string, headers: Record<string, string> = {}) =>
+  fetch(`${url}/info/refs?service=git-upload-pack`, { headers });
 
 describe("hack/git-server.ts", () => {
   it("serves clone, push and fetch of bare repositories through git http-backend", async () => {
@@ -28,7 +29,10 @@ describe("hack/git-server.ts", () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/served\.git$/);
     const work = await workClone(anon, url);
     // Enough content that git gzips its request bodies.
-    await writeFiles(work, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}.txt`, `${i}\n`.repeat(50)])));
+    await writeFiles(
+      work,
+      Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`f${i}.txt`, `${i}\n`.repeat(50)])),
+    );
     await git(work, "add", ".");
     await git(work, "commit", "-qm", "first");
     await git(work, "push", "-q", "origin", "HEAD:trunk", "HEAD:refs/tags/t/v1");
@@ -36,7 +40,7 @@ describe("hack/git-server.ts", () => {
     expect(refs.get("refs/heads/trunk")).toBe((await git(work, "rev-parse", "HEAD")).trim());
     expect(refs.get("HEAD")).toBe(refs.get("refs/heads/trunk"));
     const again = await workClone(anon, url);
-    expect((await git(again, "ls-files")).split("\n").filter((l) => l)).toHaveLength(200);
+    expect((await git(again, "ls-files")).split("\n").filter(l => l)).toHaveLength(200);
   });
 
   it("passes the CGI status through (unknown repository → 404)", async () => {
@@ -63,15 +67,36 @@ describe("hack/git-server.ts", () => {
 
   it("runs as a CLI that prints its URL as one JSON line", async () => {
     const root = await mkdtemp(join(tmpdir(), "git-server-cli-"));
-    const child = spawn(process.execPath, ["hack/run-ts.mjs", "hack/git-server.ts", "--root", root, "--port", "0", "--user", "u", "--password", "p4ss"], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        "hack/run-ts.mjs",
+        "hack/git-server.ts",
+        "--root",
+        root,
+        "--port",
+        "0",
+        "--user",
+        "u",
+        "--password",
+        "p4ss",
+      ],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     try {
       const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
       const { url } = JSON.parse(line) as { url: string };
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect((await infoRefs(`${url}/x.git`)).status).toBe(401);
-      expect((await infoRefs(`${url}/x.git`, { Authorization: `Basic ${Buffer.from("u:p4ss").toString("base64")}` })).status).toBe(404);
+      expect(
+        (
+          await infoRefs(`${url}/x.git`, {
+            Authorization: `Basic ${Buffer.from("u:p4ss").toString("base64")}`,
+          })
+        ).status,
+      ).toBe(404);
     } finally {
       child.kill("SIGTERM");
       await once(child, "exit");

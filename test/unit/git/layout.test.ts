@@ -64,26 +64,46 @@ describe("ref names", () => {
 
 describe("commit annotations", () => {
   it("writes and reads the kpt: line", () => {
-    const message = annotateMessage("Approving package revision app/1", { package: "app", workspaceName: "ws", revision: "1" });
-    expect(message).toBe('Approving package revision app/1\n\nkpt:{"package":"app","workspaceName":"ws","revision":"1"}\n');
+    const message = annotateMessage("Approving package revision app/1", {
+      package: "app",
+      workspaceName: "ws",
+      revision: "1",
+    });
+    expect(message).toBe(
+      'Approving package revision app/1\n\nkpt:{"package":"app","workspaceName":"ws","revision":"1"}\n',
+    );
     expect(annotatedWorkspace(message, "app")).toBe("ws");
     expect(annotatedWorkspace(message, "other")).toBeUndefined();
   });
 
   it("skips malformed annotations", () => {
-    expect(parseAnnotations('x\nkpt:{bad json\n  kpt:{"package":"a"}\nkpt:[1]\n')).toEqual([{ package: "a" }]);
+    expect(parseAnnotations('x\nkpt:{bad json\n  kpt:{"package":"a"}\nkpt:[1]\n')).toEqual([
+      { package: "a" },
+    ]);
   });
 });
 
 describe("validation and scrubbing", () => {
-  it.each(["ws", "a-1", "x".repeat(63)])("accepts workspace %p", (ws) => expect(() => validateWorkspaceName(ws)).not.toThrow());
-  it.each(["", "-a", "A", "a_b", "x".repeat(64), "a/b"])("rejects workspace %p", (ws) => expect(() => validateWorkspaceName(ws)).toThrow(/workspaceName/));
-  it.each(["app", "a/b/c", "my.pkg"])("accepts package %p", (p) => expect(() => validatePackageName(p)).not.toThrow());
-  it.each(["", "/a", "a//b", "../a", "a/..", "A", ".hidden"])("rejects package %p", (p) => expect(() => validatePackageName(p)).toThrow(/package name/));
+  it.each(["ws", "a-1", "x".repeat(63)])("accepts workspace %p", ws =>
+    expect(() => validateWorkspaceName(ws)).not.toThrow(),
+  );
+  it.each(["", "-a", "A", "a_b", "x".repeat(64), "a/b"])("rejects workspace %p", ws =>
+    expect(() => validateWorkspaceName(ws)).toThrow(/workspaceName/),
+  );
+  it.each(["app", "a/b/c", "my.pkg"])("accepts package %p", p =>
+    expect(() => validatePackageName(p)).not.toThrow(),
+  );
+  it.each(["", "/a", "a//b", "../a", "a/..", "A", ".hidden"])("rejects package %p", p =>
+    expect(() => validatePackageName(p)).toThrow(/package name/),
+  );
 
   it("removes userinfo and secrets", () => {
-    expect(scrubSecrets("fatal: https://u:pw@host/r.git and http://tok@x/y", ["hunter22"])).toBe("fatal: https://***@host/r.git and http://***@x/y");
-    expect(scrubSecrets("Authorization: Basic hunter22", ["hunter22"])).toBe("Authorization: Basic ***");
+    expect(scrubSecrets("fatal: https://u:pw@host/r.git and http://tok@x/y", ["hunter22"])).toBe(
+      "fatal: https://***@host/r.git and http://***@x/y",
+    );
+    expect(scrubSecrets("Authorization: Basic hunter22", ["hunter22"])).toBe(
+      "Authorization: Basic ***",
+    );
   });
 });
 
@@ -91,7 +111,10 @@ describe("Kptfile reading", () => {
   it.each([
     ["apiVersion: kpt.dev/v1\nkind: Kptfile\n", { ok: true, upstreamLock: undefined }],
     ["kind: Kptfile\nupstreamLock:\n  type: git\n", { ok: true, upstreamLock: { type: "git" } }],
-    ["kind: Kptfile\nmetadata: [x\n", { ok: false, error: expect.stringMatching(/^Kptfile does not parse/) }],
+    [
+      "kind: Kptfile\nmetadata: [x\n",
+      { ok: false, error: expect.stringMatching(/^Kptfile does not parse/) },
+    ],
     ["- a\n", { ok: false, error: "Kptfile is not a YAML mapping" }],
     ["kind: Other\n", { ok: false, error: 'Kptfile has kind "Other", expected "Kptfile"' }],
   ])("reads %p", (text, expected) => {
@@ -102,14 +125,32 @@ describe("Kptfile reading", () => {
 describe("git object encoding", () => {
   it("matches git's object ids for an empty tree and round-trips trees and commits", () => {
     expect(objectId("tree", encodeTree([]))).toBe("4b825dc642cb6eb9a060e54bf8d69288fbee4904");
-    expect(objectId("blob", Buffer.from("hello\n"))).toBe("ce013625030ba8dba906f756967f9e9ca394464a");
+    expect(objectId("blob", Buffer.from("hello\n"))).toBe(
+      "ce013625030ba8dba906f756967f9e9ca394464a",
+    );
     const entries = [
-      { mode: "040000", path: "dir", oid: "4b825dc642cb6eb9a060e54bf8d69288fbee4904", type: "tree" as const },
-      { mode: "100644", path: "f", oid: "ce013625030ba8dba906f756967f9e9ca394464a", type: "blob" as const },
+      {
+        mode: "040000",
+        path: "dir",
+        oid: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        type: "tree" as const,
+      },
+      {
+        mode: "100644",
+        path: "f",
+        oid: "ce013625030ba8dba906f756967f9e9ca394464a",
+        type: "blob" as const,
+      },
     ];
     expect(parseTree(encodeTree(entries))).toEqual(entries);
     const sig = { name: "A", email: "a@x", timestamp: 1700000000, timezoneOffset: 90 };
-    const spec = { tree: entries[0].oid, parents: ["1".repeat(40)], message: "m\n\nkpt:{}\n", author: sig, committer: { ...sig, timezoneOffset: -300 } };
+    const spec = {
+      tree: entries[0].oid,
+      parents: ["1".repeat(40)],
+      message: "m\n\nkpt:{}\n",
+      author: sig,
+      committer: { ...sig, timezoneOffset: -300 },
+    };
     expect(parseCommit(encodeCommit(spec).toString("utf8"))).toEqual(spec);
   });
 });

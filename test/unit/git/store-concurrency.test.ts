@@ -1,7 +1,17 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GitContentStore, type GitClientKind } from "../../../lib/git";
-import { CLIENTS, filesAt, git, lsRemote, pkgFiles, startFixture, track, workClone, type Fixture } from "./helpers";
+import {
+  CLIENTS,
+  filesAt,
+  git,
+  lsRemote,
+  pkgFiles,
+  startFixture,
+  track,
+  workClone,
+  type Fixture,
+} from "./helpers";
 
 jest.setTimeout(120_000);
 
@@ -11,7 +21,12 @@ beforeAll(async () => {
 });
 afterAll(() => fx.close());
 
-async function publishFlow(store: GitContentStore, packageName: string, workspaceName: string, value: string) {
+async function publishFlow(
+  store: GitContentStore,
+  packageName: string,
+  workspaceName: string,
+  value: string,
+) {
   const draft = await store.createNewDraft({ packageName, workspaceName });
   await draft.updateResources(pkgFiles(packageName, value), `create ${workspaceName}`);
   await draft.closeDraft();
@@ -41,15 +56,19 @@ git update-ref refs/tags/app/v2 "$c"
   await writeFile(join(repoDir, "hooks", "pre-receive"), hook, { mode: 0o755 });
 }
 
-describe.each(CLIENTS)("two writers with the %s client", (client) => {
+describe.each(CLIENTS)("two writers with the %s client", client => {
   async function twoStores(sameCache: boolean) {
     const url = await fx.repo();
     const rootA = await fx.cacheRoot();
     const rootB = sameCache ? rootA : await fx.cacheRoot();
     const retries = { count: 0 };
     const log = { debug: () => void retries.count++, warn: () => undefined };
-    const a = track(new GitContentStore({ url, createBranch: true }, { cacheRoot: rootA, client, log }));
-    const b = track(new GitContentStore({ url, createBranch: true }, { cacheRoot: rootB, client, log }));
+    const a = track(
+      new GitContentStore({ url, createBranch: true }, { cacheRoot: rootA, client, log }),
+    );
+    const b = track(
+      new GitContentStore({ url, createBranch: true }, { cacheRoot: rootB, client, log }),
+    );
     await a.open();
     return { url, a, b, retries };
   }
@@ -71,10 +90,12 @@ describe.each(CLIENTS)("two writers with the %s client", (client) => {
     const results = (await Promise.all(runs)).flat();
     expect(retries.count).toBeLessThan(4 * ROUNDS); // bounded: contention settles
 
-    const sharedRevisions = results.filter((r) => r.packageName === "shared").map((r) => r.revision);
-    expect([...sharedRevisions].sort((x, y) => x - y)).toEqual(Array.from({ length: 2 * ROUNDS }, (_, i) => i + 1));
+    const sharedRevisions = results.filter(r => r.packageName === "shared").map(r => r.revision);
+    expect([...sharedRevisions].sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 2 * ROUNDS }, (_, i) => i + 1),
+    );
     const refs = await lsRemote(url);
-    const tags = [...refs.keys()].filter((r) => r.startsWith("refs/tags/")).sort();
+    const tags = [...refs.keys()].filter(r => r.startsWith("refs/tags/")).sort();
     expect(tags).toEqual(
       [
         ...Array.from({ length: 2 * ROUNDS }, (_, i) => `refs/tags/shared/v${i + 1}`),
@@ -84,14 +105,19 @@ describe.each(CLIENTS)("two writers with the %s client", (client) => {
     );
     // Every tag carries the content its workspace published, and the branch has every package.
     for (const r of results) {
-      const value = r.packageName === "shared" ? r.workspaceName.replace(/^w(\d)-r(\d)$/, "$1-$2") : r.workspaceName.slice(1);
+      const value =
+        r.packageName === "shared"
+          ? r.workspaceName.replace(/^w(\d)-r(\d)$/, "$1-$2")
+          : r.workspaceName.slice(1);
       expect(await filesAt(fx, url, r.ref, r.packageName)).toEqual(pkgFiles(r.packageName, value));
     }
     const work = await workClone(fx, url);
     const onBranch = (await git(work, "ls-tree", "--name-only", "origin/main")).trim().split("\n");
     expect(onBranch).toEqual(["README.md", "own0", "own1", "shared"]);
     // Every publication is an approval commit on the branch's first-parent history.
-    const approvals = (await git(work, "log", "--first-parent", "--format=%s", "origin/main")).split("\n").filter((l) => l.startsWith("Approving"));
+    const approvals = (await git(work, "log", "--first-parent", "--format=%s", "origin/main"))
+      .split("\n")
+      .filter(l => l.startsWith("Approving"));
     expect(approvals).toHaveLength(4 * ROUNDS);
     expect(refs.size).toBe(1 + 1 + 4 * ROUNDS); // HEAD, main, tags; no draft or proposed branch left
   });
@@ -105,14 +131,24 @@ describe.each(CLIENTS)("two writers with the %s client", (client) => {
     await a.updateLifecycle({ packageName: "app", workspaceName: "two" }, "Proposed");
     // Another writer gets in between our fetch and our push: it moves main and takes app/v2.
     await raceOnNextPush(url);
-    const published = await a.updateLifecycle({ packageName: "app", workspaceName: "two" }, "Published");
+    const published = await a.updateLifecycle(
+      { packageName: "app", workspaceName: "two" },
+      "Published",
+    );
     expect(published).toMatchObject({ revision: 3, ref: "refs/tags/app/v3", workspaceName: "two" });
     expect(retries.count).toBe(1);
     const work = await workClone(fx, url);
-    const subjects = (await git(work, "log", "--first-parent", "--format=%s", "origin/main")).trim().split("\n");
+    const subjects = (await git(work, "log", "--first-parent", "--format=%s", "origin/main"))
+      .trim()
+      .split("\n");
     expect(subjects.slice(0, 2)).toEqual(["Approving package revision app/3", "concurrent writer"]);
     expect(await filesAt(fx, url, "refs/tags/app/v3", "app")).toEqual(pkgFiles("app", "2"));
-    expect((await a.listPackageRevisions()).map((r) => `${r.workspaceName}:${r.revision}`)).toEqual(["main:-1", "one:1", "v2:2", "two:3"]);
+    expect((await a.listPackageRevisions()).map(r => `${r.workspaceName}:${r.revision}`)).toEqual([
+      "main:-1",
+      "one:1",
+      "v2:2",
+      "two:3",
+    ]);
   });
 
   it("replays concurrent edits of one draft so both commits stay in its history", async () => {
@@ -122,7 +158,10 @@ describe.each(CLIENTS)("two writers with the %s client", (client) => {
     await first.updateResources(pkgFiles("app", "base"), "base");
     await first.closeDraft();
 
-    const [da, db] = await Promise.all([a.createDraftFromExisting(key), b.createDraftFromExisting(key)]);
+    const [da, db] = await Promise.all([
+      a.createDraftFromExisting(key),
+      b.createDraftFromExisting(key),
+    ]);
     await da.updateResources(pkgFiles("app", "from-a"), "edit from a");
     await db.updateResources(pkgFiles("app", "from-b"), "edit from b");
     const [ia, ib] = await Promise.all([da.closeDraft(), db.closeDraft()]);
@@ -130,7 +169,9 @@ describe.each(CLIENTS)("two writers with the %s client", (client) => {
     const head = (await lsRemote(url)).get("refs/heads/drafts/app/ws");
     expect([ia.commit, ib.commit]).toContain(head);
     const work = await workClone(fx, url);
-    const subjects = (await git(work, "log", "--format=%s", "origin/drafts/app/ws")).trim().split("\n");
+    const subjects = (await git(work, "log", "--format=%s", "origin/drafts/app/ws"))
+      .trim()
+      .split("\n");
     expect(subjects.slice(0, 2).sort()).toEqual(["edit from a", "edit from b"]);
     expect(subjects).toContain("base");
     const winner = subjects[0] === "edit from a" ? "from-a" : "from-b";

@@ -11,7 +11,12 @@ afterAll(() => fx.close());
 
 async function newStore(client: GitClientKind) {
   const url = await fx.repo();
-  return { url, store: track(new GitContentStore({ url, createBranch: true }, { cacheRoot: await fx.cacheRoot(), client })) };
+  return {
+    url,
+    store: track(
+      new GitContentStore({ url, createBranch: true }, { cacheRoot: await fx.cacheRoot(), client }),
+    ),
+  };
 }
 
 async function draft(store: GitContentStore, key: PackageRevisionKey, value = "1") {
@@ -26,22 +31,29 @@ async function publish(store: GitContentStore, key: PackageRevisionKey, value = 
   return store.updateLifecycle(key, "Published");
 }
 
-const refNames = async (url: string) => [...(await lsRemote(url)).keys()].filter((r) => r !== "HEAD").sort();
+const refNames = async (url: string) =>
+  [...(await lsRemote(url)).keys()].filter(r => r !== "HEAD").sort();
 
-describe.each(CLIENTS)("deletePackage with the %s client", (client) => {
+describe.each(CLIENTS)("deletePackage with the %s client", client => {
   it("removes the draft branch of a Draft and the proposed branch of a Proposed revision", async () => {
     const { url, store } = await newStore(client);
     await draft(store, { packageName: "app", workspaceName: "d" });
     await draft(store, { packageName: "app", workspaceName: "p" });
     await store.updateLifecycle({ packageName: "app", workspaceName: "p" }, "Proposed");
-    expect(await refNames(url)).toEqual(["refs/heads/drafts/app/d", "refs/heads/main", "refs/heads/proposed/app/p"]);
+    expect(await refNames(url)).toEqual([
+      "refs/heads/drafts/app/d",
+      "refs/heads/main",
+      "refs/heads/proposed/app/p",
+    ]);
 
     await store.deletePackage({ packageName: "app", workspaceName: "d" });
     expect(await refNames(url)).toEqual(["refs/heads/main", "refs/heads/proposed/app/p"]);
     await store.deletePackage({ packageName: "app", workspaceName: "p" });
     expect(await refNames(url)).toEqual(["refs/heads/main"]);
     expect(await store.listPackageRevisions()).toEqual([]);
-    await expect(store.deletePackage({ packageName: "app", workspaceName: "d" })).rejects.toMatchObject({ code: "NotFound" });
+    await expect(
+      store.deletePackage({ packageName: "app", workspaceName: "d" }),
+    ).rejects.toMatchObject({ code: "NotFound" });
   });
 
   it("removes tag and deletion proposal; the branch copy goes with the last published revision", async () => {
@@ -60,7 +72,11 @@ describe.each(CLIENTS)("deletePackage with the %s client", (client) => {
 
     // DeletionProposed v2: tag and proposal go; v1 remains, so the branch keeps the package.
     await store.deletePackage({ packageName: "app", workspaceName: "two" });
-    expect(await refNames(url)).toEqual(["refs/heads/main", "refs/tags/app/v1", "refs/tags/other/v1"]);
+    expect(await refNames(url)).toEqual([
+      "refs/heads/main",
+      "refs/tags/app/v1",
+      "refs/tags/other/v1",
+    ]);
     expect(await filesAt(fx, url, "refs/heads/main", "app")).toEqual(pkgFiles("app", "2"));
 
     // Published v1 is the last one: its directory leaves the branch; other packages stay.
@@ -68,7 +84,9 @@ describe.each(CLIENTS)("deletePackage with the %s client", (client) => {
     expect(await refNames(url)).toEqual(["refs/heads/main", "refs/tags/other/v1"]);
     expect(await filesAt(fx, url, "refs/heads/main", "app")).toEqual({});
     expect(await filesAt(fx, url, "refs/heads/main", "other")).toEqual(pkgFiles("other"));
-    expect((await store.listPackageRevisions()).map((r) => `${r.packageName}/${r.workspaceName}`)).toEqual(["other/main", "other/x"]);
+    expect(
+      (await store.listPackageRevisions()).map(r => `${r.packageName}/${r.workspaceName}`),
+    ).toEqual(["other/main", "other/x"]);
 
     // The next publication of the package starts again after the highest remaining tag.
     expect((await publish(store, { packageName: "app", workspaceName: "three" })).revision).toBe(1);
@@ -82,6 +100,8 @@ describe.each(CLIENTS)("deletePackage with the %s client", (client) => {
     await store.deletePackage({ packageName: "app", workspaceName: "main" });
     expect(await refNames(url)).toEqual(["refs/heads/main", "refs/tags/app/v1"]);
     expect(await filesAt(fx, url, "refs/heads/main", "app")).toEqual({});
-    expect((await store.listPackageRevisions()).map((r) => `${r.workspaceName}:${r.revision}`)).toEqual(["one:1"]);
+    expect(
+      (await store.listPackageRevisions()).map(r => `${r.workspaceName}:${r.revision}`),
+    ).toEqual(["one:1"]);
   });
 });

@@ -103,9 +103,13 @@ describe.each(CLIENTS)("lifecycle with the %s client", client => {
     ]);
     expect(await filesAt(fx, url, "refs/tags/app/v1", "app")).toEqual(pkgFiles("app"));
     const out = join(fx.tmp, `kpt-${client}`);
-    await promisify(execFile)("kpt", ["pkg", "get", `${url}/app@app/v1`, out], { env: { ...process.env, HOME: fx.tmp } });
+    await promisify(execFile)("kpt", ["pkg", "get", `${url}/app@app/v1`, out], {
+      env: { ...process.env, HOME: fx.tmp },
+    });
     // kpt adds its upstream-identifier annotation; the content itself is the published one.
-    expect(await readFile(join(out, "configmap.yaml"), "utf8")).toMatch(/name: app\n[\s\S]*value: "1"\n$/);
+    expect(await readFile(join(out, "configmap.yaml"), "utf8")).toMatch(
+      /name: app\n[\s\S]*value: "1"\n$/,
+    );
     expect(await readFile(join(out, "Kptfile"), "utf8")).toContain("ref: app/v1");
 
     expect((await store.listPackageRevisions()).map(summary)).toEqual([

@@ -1,5 +1,16 @@
 import { GitContentStore, type GitClientKind, type GitCredentials } from "../../../lib/git";
-import { CLIENTS, git, kptfile, lsRemote, pkgFiles, startFixture, track, workClone, writeFiles, type Fixture } from "./helpers";
+import {
+  CLIENTS,
+  git,
+  kptfile,
+  lsRemote,
+  pkgFiles,
+  startFixture,
+  track,
+  workClone,
+  writeFiles,
+  type Fixture,
+} from "./helpers";
 
 jest.setTimeout(60_000);
 
@@ -18,38 +29,52 @@ afterAll(async () => {
   await Promise.all([open.close(), basic.close(), bearer.close()]);
 });
 
-async function store(fx: Fixture, client: GitClientKind, url: string, extra: { credentials?: GitCredentials; createBranch?: boolean; branch?: string } = {}) {
+async function store(
+  fx: Fixture,
+  client: GitClientKind,
+  url: string,
+  extra: { credentials?: GitCredentials; createBranch?: boolean; branch?: string } = {},
+) {
   return track(new GitContentStore({ url, ...extra }, { cacheRoot: await fx.cacheRoot(), client }));
 }
 
-describe.each(CLIENTS)("repository access with the %s client", (client) => {
+describe.each(CLIENTS)("repository access with the %s client", client => {
   it.each([
-    ["basic", () => basic, { type: "basic", username: "porch", password: PASSWORD } as GitCredentials],
+    [
+      "basic",
+      () => basic,
+      { type: "basic", username: "porch", password: PASSWORD } as GitCredentials,
+    ],
     ["bearer", () => bearer, { type: "bearer", token: TOKEN } as GitCredentials],
-  ])("works with %s credentials and keeps wrong ones out of error messages", async (_kind, fixture, credentials) => {
-    const fx = fixture();
-    const url = await fx.repo();
-    const good = await store(fx, client, url, { credentials, createBranch: true });
-    const d = await good.createNewDraft({ packageName: "app", workspaceName: "w" });
-    await d.updateResources(pkgFiles("app"), "init");
-    expect((await d.closeDraft()).lifecycle).toBe("Draft");
+  ])(
+    "works with %s credentials and keeps wrong ones out of error messages",
+    async (_kind, fixture, credentials) => {
+      const fx = fixture();
+      const url = await fx.repo();
+      const good = await store(fx, client, url, { credentials, createBranch: true });
+      const d = await good.createNewDraft({ packageName: "app", workspaceName: "w" });
+      await d.updateResources(pkgFiles("app"), "init");
+      expect((await d.closeDraft()).lifecycle).toBe("Draft");
 
-    const wrong: GitCredentials =
-      credentials.type === "basic" ? { ...credentials, password: "wrong-Pa55word-xyz" } : { type: "bearer", token: "wrong-token-xyz" };
-    const secret = wrong.type === "basic" ? wrong.password : wrong.token;
-    const bad = await store(fx, client, url, { credentials: wrong });
-    const err = await bad.listPackageRevisions().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toMatchObject({ code: "Auth" });
-    const text = `${(err as Error).message} ${(err as Error).stack ?? ""}`;
-    expect(text).not.toContain(secret);
-    expect(text).not.toContain(Buffer.from(`porch:${secret}`).toString("base64"));
+      const wrong: GitCredentials =
+        credentials.type === "basic"
+          ? { ...credentials, password: "wrong-Pa55word-xyz" }
+          : { type: "bearer", token: "wrong-token-xyz" };
+      const secret = wrong.type === "basic" ? wrong.password : wrong.token;
+      const bad = await store(fx, client, url, { credentials: wrong });
+      const err = await bad.listPackageRevisions().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ code: "Auth" });
+      const text = `${(err as Error).message} ${(err as Error).stack ?? ""}`;
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(Buffer.from(`porch:${secret}`).toString("base64"));
 
-    const none = await store(fx, client, url);
-    await expect(none.open()).rejects.toMatchObject({ code: "Auth" });
-  });
+      const none = await store(fx, client, url);
+      await expect(none.open()).rejects.toMatchObject({ code: "Auth" });
+    },
+  );
 
   it("takes credentials from URL userinfo without showing them", async () => {
     const url = await basic.repo();
@@ -95,11 +120,13 @@ describe.each(CLIENTS)("repository access with the %s client", (client) => {
     await git(work, "push", "-q", "origin", "HEAD:main");
     const s = await store(open, client, url);
     const listed = await s.listPackageRevisions();
-    expect(listed.map((r) => [r.packageName, r.kptfileError === undefined ? "ok" : "error"])).toEqual([
-      ["broken", "error"],
-      ["good", "ok"],
-      ["wrongkind", "error"],
-    ]);
+    expect(listed.map(r => [r.packageName, r.kptfileError === undefined ? "ok" : "error"])).toEqual(
+      [
+        ["broken", "error"],
+        ["good", "ok"],
+        ["wrongkind", "error"],
+      ],
+    );
     expect(listed[0].kptfileError).toMatch(/^Kptfile does not parse/);
     expect(listed[2].kptfileError).toBe('Kptfile has kind "ConfigMap", expected "Kptfile"');
     const content = await s.getPackageContent({ packageName: "broken", workspaceName: "main" });

@@ -288,6 +288,28 @@ describe("planPackageVariant: which revisions are the downstream", () => {
     ]);
   });
 
+  it("waits while a downstream is being published instead of upgrading an older one", () => {
+    // spec says Published, git has not numbered it yet: an older published revision with a stale
+    // lock must not be taken for the downstream (that created a needless upgrade draft).
+    const revisions = [
+      revision({
+        ws: "packagevariant-1",
+        lifecycle: "Published",
+        revision: 1,
+        lockRef: "nginx/v1",
+      }),
+      revision({ ws: "packagevariant-2", lifecycle: "Published", lockRef: "nginx/v2" }),
+    ];
+    expect(plan(revisions).steps).toEqual([
+      expect.objectContaining({
+        state: "SOURCE_PENDING",
+        kind: "wait",
+        target: "edge01.nginx.packagevariant-2",
+        message: 'waiting for PackageRevision "edge01.nginx.packagevariant-2" to be published',
+      }),
+    ]);
+  });
+
   it("ignores revisions being deleted and revisions it does not own", () => {
     const revisions = [
       revision({ ws: "packagevariant-1", deleting: true }),

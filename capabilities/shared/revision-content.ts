@@ -3,8 +3,8 @@ import { PackageRevision } from "../../crd-types";
 import type { GitLock } from "../../lib/kpt";
 import { lockOf } from "../../lib/git";
 import type { PackageContent } from "../../lib/git";
-import { storeForName } from "../shared/content-stores";
-import { gitKey } from "./git";
+import { storeForName } from "./content-stores";
+import { gitKey } from "./git-key";
 
 export class SourceError extends Error {}
 

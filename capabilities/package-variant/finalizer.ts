@@ -1,0 +1,56 @@
+import { K8s } from "pepr";
+import { PackageVariant } from "../../crd-types";
+import { planDeletion } from "../../lib/package-variant";
+import { errorMessage, isNotFound } from "../shared/api-errors";
+import { recordEvent } from "../shared/events";
+import { PACKAGE_VARIANT_FINALIZER } from "../package-variant-set/variants";
+import { applyChange, relevantRevisions } from "./revisions";
+import { writeVariantStatus } from "./status";
+
+async function setFinalizers(pv: PackageVariant, finalizers: string[]): Promise<void> {
+  await K8s(PackageVariant, { namespace: pv.metadata?.namespace, name: pv.metadata?.name })
+    .Patch([{ op: "add", path: "/metadata/finalizers", value: finalizers }])
+    .catch(e => (isNotFound(e) ? undefined : Promise.reject(e)));
+}
+
+/**
+ * The PackageVariant's own finalizer (Pepr's Finalize drops a finalizer even when cleanup
+ * fails: kpt#3878 is what that causes). On deletion every owned revision is handled by the
+ * deletion policy (delete, or propose deletion of published ones, or orphan); the finalizer
+ * goes only when all succeeded. Returns true when the object is being deleted.
+ */
+export async function reconcileFinalizer(pv: PackageVariant): Promise<boolean> {
+  const finalizers = pv.metadata?.finalizers ?? [];
+  if (!pv.metadata?.deletionTimestamp) {
+    if (!finalizers.includes(PACKAGE_VARIANT_FINALIZER))
+      await setFinalizers(pv, [...finalizers, PACKAGE_VARIANT_FINALIZER]);
+    return false;
+  }
+  if (!finalizers.includes(PACKAGE_VARIANT_FINALIZER)) return true;
+  const changes = planDeletion(pv, await relevantRevisions(pv));
+  const failures: string[] = [];
+  for (const change of changes) {
+    try {
+      await applyChange(pv, change);
+    } catch (error) {
+      failures.push(`${change.name}: ${errorMessage(error)}`);
+    }
+  }
+  if (failures.length > 0) {
+    const message = `cannot finish deletion (deletionPolicy ${pv.spec?.deletionPolicy ?? "delete"}): ${failures.join("; ")}`;
+    await writeVariantStatus(pv, { errors: [message], targets: [] });
+    throw new Error(message);
+  }
+  if (changes.length > 0) {
+    const summary = changes.map(
+      c =>
+        `${c.name} (${c.action === "delete" ? "deleted" : c.set.lifecycle === "DeletionProposed" ? "proposed for deletion" : "orphaned"})`,
+    );
+    await recordEvent(pv, "Normal", "DownstreamsReleased", summary.join(", "));
+  }
+  await setFinalizers(
+    pv,
+    finalizers.filter(f => f !== PACKAGE_VARIANT_FINALIZER),
+  );
+  return true;
+}

@@ -1,0 +1,128 @@
+import { K8s } from "pepr";
+import { PackageRevision, PackageRevisionResources, PackageVariant } from "../../crd-types";
+import { upgradePackage } from "../../lib/kpt";
+import {
+  applyMutations,
+  CheckMutationsStep,
+  decideMutations,
+  FetchedObjects,
+  FetchOutcome,
+  InClusterRef,
+  inClusterKey,
+  MutationDecision,
+  objectsToFetch,
+} from "../../lib/package-variant";
+import { errorMessage, isNotFound } from "../shared/api-errors";
+import { getObject, resolveKind } from "../shared/discovery";
+import { writeResources } from "../shared/package-resources";
+import { contentOf } from "../shared/revision-content";
+import { createDraft } from "./revisions";
+
+export const FIELD_MANAGER = "packagevariant-controller";
+
+async function resourcesOf(pr: PackageRevision): Promise<PackageRevisionResources> {
+  const ns = pr.metadata?.namespace ?? "";
+  return K8s(PackageRevisionResources)
+    .InNamespace(ns)
+    .Get(pr.metadata?.name ?? "");
+}
+
+/** Phase 2 of config injection: the in-cluster objects the injection points asked for. */
+async function fetchInCluster(refs: InClusterRef[]): Promise<FetchedObjects> {
+  const fetched = new Map<string, FetchOutcome>();
+  await Promise.all(
+    refs.map(async ref => {
+      try {
+        const object = await getObject(
+          await resolveKind(ref.apiVersion, ref.kind),
+          ref.namespace,
+          ref.name,
+        );
+        fetched.set(
+          inClusterKey(ref),
+          object ? { status: "found", object } : { status: "notFound" },
+        );
+      } catch (error) {
+        fetched.set(
+          inClusterKey(ref),
+          isNotFound(error)
+            ? { status: "notFound" }
+            : { status: "error", message: errorMessage(error) },
+        );
+      }
+    }),
+  );
+  return fetched;
+}
+
+export interface MutationOutcome {
+  decision: MutationDecision;
+  /** What injection looked up: watched, so a change to one produces an updated draft. */
+  injected: InClusterRef[];
+}
+
+/** The variant's mutations applied to `files`, and the in-cluster objects injection read. */
+async function mutated(pv: PackageVariant, files: Record<string, string>) {
+  const injected = objectsToFetch(files, pv);
+  return { result: applyMutations(files, pv, await fetchInCluster(injected)), injected };
+}
+
+/**
+ * MUTATIONS_CHANGED or UP_TO_DATE (seed 003): the package context, the prepended functions and
+ * the injected configuration, applied to the downstream's files. A Draft or Proposed downstream
+ * is updated in place; a published one gets an edit draft (mutated once its source ran).
+ */
+export async function checkMutations(
+  pv: PackageVariant,
+  step: CheckMutationsStep,
+): Promise<MutationOutcome> {
+  const prr = await resourcesOf(step.downstream);
+  const { result, injected } = await mutated(pv, prr.spec?.resources ?? {});
+  const decision = decideMutations(step, result.changed);
+  if (decision.writeTo) {
+    await writeResources(
+      step.downstream,
+      { ...result.files },
+      FIELD_MANAGER,
+      prr.metadata?.resourceVersion,
+    );
+  }
+  if (decision.createEditDraft) await createDraft(pv, decision.createEditDraft);
+  return { decision, injected };
+}
+
+/**
+ * UPSTREAM_CHANGED on a Draft downstream: `kpt pkg update` on the draft itself (three-way merge
+ * of the old upstream, the new one and the draft), then the mutations, in one write.
+ */
+export async function upgradeInPlace(
+  pv: PackageVariant,
+  downstream: PackageRevision,
+  oldUpstream: PackageRevision,
+  newUpstream: PackageRevision,
+): Promise<InClusterRef[]> {
+  const ns = pv.metadata?.namespace ?? "";
+  const [original, updated, prr] = await Promise.all([
+    contentOf(ns, oldUpstream.metadata?.name ?? "", "old upstream"),
+    contentOf(ns, newUpstream.metadata?.name ?? "", "new upstream"),
+    resourcesOf(downstream),
+  ]);
+  const merged = upgradePackage(
+    {
+      original: original.content.files,
+      updated: updated.content.files,
+      local: prr.spec?.resources ?? {},
+    },
+    "resource-merge",
+    updated.lock,
+  );
+  // Always a change: at least the Kptfile's upstream and upstreamLock move to the new upstream.
+  const { result, injected } = await mutated(pv, { ...merged.files });
+  await writeResources(
+    downstream,
+    { ...result.files },
+    FIELD_MANAGER,
+    prr.metadata?.resourceVersion,
+  );
+  return injected;
+}

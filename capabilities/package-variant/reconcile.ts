@@ -1,0 +1,125 @@
+import { K8s } from "pepr";
+import { PackageVariant } from "../../crd-types";
+import {
+  DownstreamStep,
+  InClusterRef,
+  MutationError,
+  planPackageVariant,
+  VariantIndex,
+} from "../../lib/package-variant";
+import { UpgradeError } from "../../lib/kpt";
+import { selectUpstream } from "../../lib/packages/upstream";
+import { validatePackageVariant } from "../../lib/validation";
+import { errorMessage, isNotFound } from "../shared/api-errors";
+import { splitKey } from "../shared/controller";
+import { recordEvent } from "../shared/events";
+import { SourceError } from "../shared/revision-content";
+import { reconcileFinalizer } from "./finalizer";
+import { checkMutations, upgradeInPlace } from "./mutate";
+import { applyChange, createDraft, relevantRevisions } from "./revisions";
+import { VariantOutcome, writeVariantStatus } from "./status";
+
+/** Which variants a PackageRevision or injected-object event concerns. */
+export const variants = new VariantIndex();
+
+async function getVariant(key: string): Promise<PackageVariant | undefined> {
+  const { namespace, name } = splitKey(key);
+  try {
+    return await K8s(PackageVariant).InNamespace(namespace).Get(name);
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Carries out one step of the state machine; returns the injected objects it read. */
+async function executeStep(pv: PackageVariant, step: DownstreamStep): Promise<InClusterRef[]> {
+  switch (step.kind) {
+    case "createClone":
+    case "createUpgrade":
+      await createDraft(pv, step.create);
+      await recordEvent(
+        pv,
+        "Normal",
+        step.kind === "createClone" ? "CloneDraftCreated" : "UpgradeDraftCreated",
+        `created ${step.target}`,
+      );
+      return [];
+    case "upgradeInPlace": {
+      const injected = await upgradeInPlace(
+        pv,
+        step.downstream,
+        step.oldUpstream,
+        step.newUpstream,
+      );
+      await recordEvent(
+        pv,
+        "Normal",
+        "DraftUpgraded",
+        `upgraded ${step.target} to ${step.newUpstream.metadata?.name}`,
+      );
+      return injected;
+    }
+    case "checkMutations": {
+      const { decision, injected } = await checkMutations(pv, step);
+      if (decision.createEditDraft)
+        await recordEvent(pv, "Normal", "EditDraftCreated", `created ${decision.target}`);
+      else if (decision.writeTo)
+        await recordEvent(pv, "Normal", "DraftUpdated", `applied mutations to ${decision.target}`);
+      return injected;
+    }
+    case "error":
+      throw new MutationError(step.message);
+    case "wait":
+      return [];
+  }
+}
+
+/**
+ * One PackageVariant, level-triggered (seed 003): finalizer and deletion policy, validation,
+ * upstream selection, then the state machine's changes and steps, then the status. Transient
+ * failures are thrown after the status is written, so the queue retries with backoff.
+ */
+export async function reconcilePackageVariant(key: string): Promise<void> {
+  const pv = await getVariant(key);
+  if (!pv) return variants.remove(key);
+  variants.upsert(pv, key);
+  if (await reconcileFinalizer(pv)) return;
+
+  const problems = validatePackageVariant(pv.spec);
+  if (problems.length > 0)
+    return writeVariantStatus(pv, { stalled: problems.join("; "), errors: [], targets: [] });
+  const revisions = await relevantRevisions(pv);
+  const plan = planPackageVariant({
+    pv,
+    upstream: selectUpstream(revisions, pv.spec?.upstream ?? {}),
+    revisions,
+  });
+  if (plan.stalled)
+    return writeVariantStatus(pv, { stalled: plan.stalled, errors: [], targets: [] });
+
+  const outcome: VariantOutcome = { errors: [], targets: [] };
+  const injected: InClusterRef[] = [];
+  let transient: unknown;
+  for (const change of plan.changes) await applyChange(pv, change);
+  for (const step of plan.steps) {
+    outcome.targets.push(step.target);
+    try {
+      injected.push(...(await executeStep(pv, step)));
+    } catch (error) {
+      outcome.errors.push(errorMessage(error));
+      if (
+        !(
+          error instanceof MutationError ||
+          error instanceof SourceError ||
+          error instanceof UpgradeError
+        )
+      ) {
+        transient = error;
+      }
+    }
+  }
+  variants.setInjected(key, injected);
+  await writeVariantStatus(pv, outcome);
+  if (transient) throw transient;
+}

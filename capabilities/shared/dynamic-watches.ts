@@ -1,0 +1,44 @@
+import { K8s, kind, Log } from "pepr";
+import { errorMessage } from "./api-errors";
+import { resolveKind } from "./discovery";
+
+export type OnObject = (apiVersion: string, kindName: string, obj: kind.GenericKind) => void;
+
+/**
+ * Watches of kinds only known at run time: the kinds PackageVariantSets select and the kinds
+ * PackageVariants inject. One watch per kind and subscriber; a kind the API does not serve yet
+ * is tried again on the next call.
+ */
+export class DynamicWatches {
+  readonly #watching = new Map<string, { close(): void }>();
+
+  constructor(
+    private readonly purpose: string,
+    private readonly onObject: OnObject,
+  ) {}
+
+  /** Ensures a watch on each "apiVersion/Kind" of `kinds`. */
+  async ensure(kinds: Iterable<string>): Promise<void> {
+    for (const key of kinds) {
+      if (this.#watching.has(key)) continue;
+      const slash = key.lastIndexOf("/");
+      const [apiVersion, kindName] = [key.slice(0, slash), key.slice(slash + 1)];
+      try {
+        const type = await resolveKind(apiVersion, kindName);
+        const watcher = K8s(kind.GenericKind, {
+          kindOverride: {
+            group: type.group,
+            version: type.version,
+            kind: type.kind,
+            plural: type.plural,
+          },
+        }).Watch(obj => this.onObject(apiVersion, kindName, obj));
+        await watcher.start();
+        this.#watching.set(key, watcher);
+        Log.info(`watching ${key} for ${this.purpose}`);
+      } catch (error) {
+        Log.warn(`cannot watch ${key} for ${this.purpose} yet: ${errorMessage(error)}`);
+      }
+    }
+  }
+}
