@@ -1,21 +1,11 @@
 import { K8s } from "pepr";
-import { PackageRevision, PackageVariantSet, Repository } from "../../crd-types";
-import { toCelObject } from "../../lib/cel";
-import {
-  desiredVariant,
-  planSet,
-  renderPackageVariantSpec,
-  SetIndex,
-  TargetContext,
-  TemplateError,
-} from "../../lib/package-variant-set";
-import { selectUpstream, upstreamNotFoundMessage } from "../../lib/packages/upstream";
-import { validatePackageVariantSet } from "../../lib/validation";
+import { PackageVariantSet } from "../../crd-types";
+import { planSet, SetIndex } from "../../lib/package-variant-set";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 import { splitKey } from "../shared/controller";
 import { recordEvent } from "../shared/events";
-import { emptyOutcome, SetOutcome, stall, writeStatus } from "./status";
-import { unrollTargets } from "./targets";
+import { computeDesiredSet } from "./desired";
+import { emptyOutcome, SetOutcome, writeStatus } from "./status";
 import { applyPlan, listVariants } from "./variants";
 
 /** Which sets an event concerns; kept current by every reconcile. */
@@ -31,67 +21,13 @@ async function getSet(key: string): Promise<PackageVariantSet | undefined> {
   }
 }
 
-/** Seed 000 "Find Upstream PR": the upstream package's revisions, filtered by the API server. */
-async function findUpstream(set: PackageVariantSet): Promise<PackageRevision | undefined> {
-  const upstream = set.spec?.upstream ?? {};
-  const revisions = await K8s(PackageRevision)
-    .InNamespace(set.metadata?.namespace ?? "")
-    .WithField("spec.repository", upstream.repo ?? "")
-    .WithField("spec.packageName", upstream.package ?? "")
-    .Get();
-  return selectUpstream(revisions.items, upstream);
-}
-
-async function repositoriesOf(namespace: string) {
-  const list = await K8s(Repository).InNamespace(namespace).Get();
-  return new Map(list.items.map(r => [r.metadata?.name ?? "", toCelObject(r)]));
-}
-
-/** Renders each target's PackageVariant; a failing target is reported and does not stop the rest. */
-function renderTargets(
-  set: PackageVariantSet,
-  upstream: PackageRevision,
-  contexts: TargetContext[],
-  repositories: Awaited<ReturnType<typeof repositoriesOf>>,
-  outcome: SetOutcome,
-): void {
-  const inputs = {
-    upstream: set.spec?.upstream ?? {},
-    upstreamObject: toCelObject(upstream),
-    repositories,
-  };
-  for (const ctx of contexts) {
-    try {
-      outcome.desired.push(
-        desiredVariant(set.metadata?.name ?? "", renderPackageVariantSpec(ctx, inputs)),
-      );
-    } catch (error) {
-      if (!(error instanceof TemplateError)) throw error;
-      outcome.failedTargets.push({
-        repository: ctx.repoDefault,
-        package: ctx.packageDefault,
-        message: error.message,
-      });
-    }
-  }
-  if (outcome.failedTargets.length > 0) {
-    const messages = [...new Set(outcome.failedTargets.map(f => f.message))];
-    stall(outcome, "ValidationError", messages.join("; "));
-  }
-}
-
 async function reconcileVariants(
   set: PackageVariantSet,
   complete: boolean,
   outcome: SetOutcome,
 ): Promise<void> {
   const existing = await listVariants(set);
-  const plan = planSet(
-    set.metadata?.name ?? "",
-    outcome.desired,
-    existing,
-    complete && !outcome.stalled,
-  );
+  const plan = planSet(set.metadata?.name ?? "", outcome.desired, existing, complete);
   const result = await applyPlan(set, plan);
   outcome.writeFailures = result.failures;
   outcome.variants = new Map(existing.map(pv => [pv.metadata?.name ?? "", pv]));
@@ -112,41 +48,21 @@ async function reconcileVariants(
 }
 
 /**
- * One PackageVariantSet, level-triggered: validate, find the upstream, unroll the targets,
- * render the templates, make the PackageVariants match, write the status. A failure that a
- * retry may fix throws after the status is written, so the queue retries with backoff.
+ * One PackageVariantSet, level-triggered: compute what it wants (validation, upstream, targets,
+ * templates), make the PackageVariants match, write the status. A failure that a retry may
+ * fix throws after the status is written, so the queue retries with backoff.
  */
 export async function reconcilePackageVariantSet(key: string): Promise<void> {
   const set = await getSet(key);
   if (!set) return sets.remove(key);
   sets.upsert(set, key);
   if (set.metadata?.deletionTimestamp) return; // its PackageVariants go by garbage collection
-  const outcome = emptyOutcome();
-
-  const problems = validatePackageVariantSet(set.spec);
-  if (problems.length > 0) {
-    outcome.stalled = { reason: "ValidationError", message: problems.join("; ") };
-    return writeStatus(set, outcome);
-  }
-  const upstream = await findUpstream(set);
-  if (!upstream) {
-    outcome.stalled = {
-      reason: "UpstreamNotFound",
-      message: upstreamNotFoundMessage(set.spec?.upstream ?? {}),
-    };
-    return writeStatus(set, outcome);
-  }
+  let outcome = emptyOutcome();
   try {
-    const targets = await unrollTargets(set);
-    renderTargets(
-      set,
-      upstream,
-      targets.contexts,
-      await repositoriesOf(set.metadata?.namespace ?? ""),
-      outcome,
-    );
-    if (targets.noMatch.length > 0) stall(outcome, "NoMatchingTargets", targets.noMatch.join("; "));
-    await reconcileVariants(set, targets.noMatch.length === 0, outcome);
+    const desired = await computeDesiredSet(set);
+    outcome = desired.outcome;
+    if (!desired.plannable) return writeStatus(set, outcome);
+    await reconcileVariants(set, desired.complete, outcome);
     sets.setDownstreamRepos(
       key,
       outcome.desired.map(d => d.spec.downstream?.repo ?? ""),

@@ -1,4 +1,4 @@
-import { Log } from "pepr";
+import { Log, metricsCollector } from "pepr";
 import {
   Reconciler,
   WorkQueue,
@@ -19,6 +19,10 @@ export function splitKey(key: string): { namespace: string; name: string } {
   return { namespace, name };
 }
 
+/** "PackageVariantSet" → "reconciles_package_variant_set_total" (Pepr prefixes "pepr_"). */
+export const reconcileCounterName = (controller: string): string =>
+  `reconciles_${controller.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1").toLowerCase()}_total`;
+
 /**
  * A named controller: Pepr watch callbacks enqueue keys, the queue runs the reconciler with
  * retries. Reconcilers read current state themselves (level-triggered), so events only say
@@ -32,7 +36,14 @@ export class Controller {
     reconcile: Reconciler,
     options: Partial<WorkQueueOptions> = {},
   ) {
-    this.queue = new WorkQueue(reconcile, {
+    // Served on /metrics as pepr_reconciles_<controller>_total: how much work an event costs.
+    const counter = reconcileCounterName(name);
+    metricsCollector.addCounter(counter, `Reconciles run by the ${name} controller`);
+    const counted: Reconciler = key => {
+      metricsCollector.incCounter(counter);
+      return reconcile(key);
+    };
+    this.queue = new WorkQueue(counted, {
       ...defaultQueueOptions,
       ...options,
       onError: (key, error, retryInMs) =>

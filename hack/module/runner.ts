@@ -11,6 +11,8 @@ import { moduleBundle, moduleManifest } from "./build";
 export interface RunningModule {
   admission: Managed;
   watcher: Managed;
+  /** HTTPS ports on localhost; each serves /healthz and /metrics (admission also the webhook). */
+  ports: { admission: number; watcher: number };
   stop(): Promise<void>;
 }
 
@@ -96,11 +98,19 @@ export async function startModule(
     PEPR_PRETTY_LOGS: "false",
   });
   const ca = readFileSync(certs.caCert);
+  // Extra node flags for both processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (bench/).
+  const nodeFlags = (process.env.PORCH_PEPR_MODULE_NODE_FLAGS ?? "").split(" ").filter(Boolean);
   let stopping = false;
   const start = async (watch: boolean): Promise<Managed> => {
     const port = watch ? watcherPort : admissionPort;
     const name = watch ? "module-watcher" : "module-admission";
-    const proc = startProcess(name, process.execPath, [moduleBundle], logDir, env(watch, port));
+    const proc = startProcess(
+      name,
+      process.execPath,
+      [...nodeFlags, moduleBundle],
+      logDir,
+      env(watch, port),
+    );
     writeFileSync(join(logDir, `${name}.pid`), String(proc.child.pid));
     // Like a Deployment's pod: a crashed or killed process is started again.
     proc.child.once("exit", () => {
@@ -119,6 +129,7 @@ export async function startModule(
   const running: RunningModule = {
     admission: await start(false),
     watcher: await start(true),
+    ports: { admission: admissionPort, watcher: watcherPort },
     async stop() {
       stopping = true;
       await Promise.all([running.watcher.stop(), running.admission.stop()]);

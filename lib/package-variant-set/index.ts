@@ -6,3 +6,4 @@ export type { RenderInputs } from "./render";
 export { desiredVariant, planSet } from "./plan";
 export type { DesiredVariant, ExistingVariant, SetPlan } from "./plan";
 export { SetIndex, kindKey } from "./set-index";
+export { specDiff } from "./diff";

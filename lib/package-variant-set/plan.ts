@@ -25,7 +25,11 @@ export interface SetPlan {
  * them, so a spec without them would never compare equal and every reconcile would rewrite it.
  */
 export function desiredVariant(setName: string, rendered: PackageVariantSpec): DesiredVariant {
-  const spec: PackageVariantSpec = { adoptionPolicy: "adoptNone", deletionPolicy: "delete", ...rendered };
+  const spec: PackageVariantSpec = {
+    adoptionPolicy: "adoptNone",
+    deletionPolicy: "delete",
+    ...rendered,
+  };
   const identifier = packageVariantIdentifier(
     setName,
     spec.downstream?.repo ?? "",

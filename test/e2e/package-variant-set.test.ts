@@ -1,3 +1,6 @@
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { examplesDir } from "../support/examples";
 import { createRepository, publishRevision } from "../support/fixtures";
@@ -370,4 +373,39 @@ spec:
   expect(kubectl(["get", "packagevariants", "-n", ns]).stdout).toContain(
     "very-long-packagevariantset-name-very-long-repo-name-v-967492f1",
   );
+});
+
+it("previews a changed set: creates, updates with a spec diff, deletes, and changes nothing", async () => {
+  const original = kubectlOk(["get", "packagevariantset", "example", "-n", ns, "-o", "json"]);
+  const changed = JSON.parse(original);
+  changed.spec.targets[0].repositories[0].packageNames = ["ns-1", "ns-2", "ns-9"];
+  changed.spec.targets[0].template.labels.org = "legal";
+  const file = join(tmpdir(), `preview-${ns}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: changed.apiVersion,
+      kind: changed.kind,
+      metadata: { name: "example" },
+      spec: changed.spec,
+    }),
+  );
+  const before = variantsOf("example")
+    .map(pv => pv.metadata.uid)
+    .sort();
+  const out = execFileSync(
+    process.execPath,
+    ["hack/run-ts.mjs", "hack/preview.ts", file, "-n", ns],
+    { encoding: "utf8", env: process.env },
+  );
+  expect(out).toContain("create    example-cluster-01-ns-9  cluster-01/ns-9");
+  expect(out).toContain("update    example-cluster-01-ns-1  cluster-01/ns-1");
+  expect(out).toContain('labels.org: "finance" → "legal"');
+  expect(out).toContain("delete    example-cluster-01-ns-3  cluster-01/ns-3");
+  expect(out).toContain("1 to create, 2 to update, 1 to delete, 0 unchanged");
+  expect(
+    variantsOf("example")
+      .map(pv => pv.metadata.uid)
+      .sort(),
+  ).toEqual(before);
 });

@@ -1,0 +1,99 @@
+import { K8s } from "pepr";
+import { PackageRevision, PackageVariantSet, Repository } from "../../crd-types";
+import { toCelObject } from "../../lib/cel";
+import {
+  desiredVariant,
+  renderPackageVariantSpec,
+  TargetContext,
+  TemplateError,
+} from "../../lib/package-variant-set";
+import { selectUpstream, upstreamNotFoundMessage } from "../../lib/packages/upstream";
+import { validatePackageVariantSet } from "../../lib/validation";
+import { emptyOutcome, SetOutcome, stall } from "./status";
+import { unrollTargets } from "./targets";
+
+/** Seed 000 "Find Upstream PR": the upstream package's revisions, filtered by the API server. */
+async function findUpstream(set: PackageVariantSet): Promise<PackageRevision | undefined> {
+  const upstream = set.spec?.upstream ?? {};
+  const revisions = await K8s(PackageRevision)
+    .InNamespace(set.metadata?.namespace ?? "")
+    .WithField("spec.repository", upstream.repo ?? "")
+    .WithField("spec.packageName", upstream.package ?? "")
+    .Get();
+  return selectUpstream(revisions.items, upstream);
+}
+
+async function repositoriesOf(namespace: string) {
+  const list = await K8s(Repository).InNamespace(namespace).Get();
+  return new Map(list.items.map(r => [r.metadata?.name ?? "", toCelObject(r)]));
+}
+
+/** Renders each target's PackageVariant; a failing target is reported and does not stop the rest. */
+function renderTargets(
+  set: PackageVariantSet,
+  upstream: PackageRevision,
+  contexts: TargetContext[],
+  repositories: Awaited<ReturnType<typeof repositoriesOf>>,
+  outcome: SetOutcome,
+): void {
+  const inputs = {
+    upstream: set.spec?.upstream ?? {},
+    upstreamObject: toCelObject(upstream),
+    repositories,
+  };
+  for (const ctx of contexts) {
+    try {
+      outcome.desired.push(
+        desiredVariant(set.metadata?.name ?? "", renderPackageVariantSpec(ctx, inputs)),
+      );
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      outcome.failedTargets.push({
+        repository: ctx.repoDefault,
+        package: ctx.packageDefault,
+        message: error.message,
+      });
+    }
+  }
+  if (outcome.failedTargets.length > 0) {
+    const messages = [...new Set(outcome.failedTargets.map(f => f.message))];
+    stall(outcome, "ValidationError", messages.join("; "));
+  }
+}
+
+export interface DesiredSet {
+  outcome: SetOutcome;
+  /** False when nothing can be planned (invalid spec, no upstream): touch no PackageVariant. */
+  plannable: boolean;
+  /** True when every target was computed: only then may the set shrink. */
+  complete: boolean;
+}
+
+/**
+ * Everything a set wants, read from the cluster and computed, with nothing written: seed 000's
+ * validation, upstream lookup, target unrolling and template evaluation. The controller acts on
+ * it; `npm run preview` prints it.
+ */
+export async function computeDesiredSet(set: PackageVariantSet): Promise<DesiredSet> {
+  const outcome = emptyOutcome();
+  const problems = validatePackageVariantSet(set.spec);
+  if (problems.length > 0) {
+    stall(outcome, "ValidationError", problems.join("; "));
+    return { outcome, plannable: false, complete: false };
+  }
+  const upstream = await findUpstream(set);
+  if (!upstream) {
+    stall(outcome, "UpstreamNotFound", upstreamNotFoundMessage(set.spec?.upstream ?? {}));
+    return { outcome, plannable: false, complete: false };
+  }
+  const targets = await unrollTargets(set);
+  renderTargets(
+    set,
+    upstream,
+    targets.contexts,
+    await repositoriesOf(set.metadata?.namespace ?? ""),
+    outcome,
+  );
+  if (targets.noMatch.length > 0) stall(outcome, "NoMatchingTargets", targets.noMatch.join("; "));
+  return { outcome, plannable: true, complete: targets.noMatch.length === 0 && !outcome.stalled };
+}
