@@ -8,6 +8,7 @@ import { binDir, repoRoot } from "./cluster/paths";
 import { ensureModuleBuilt } from "./module/build";
 import { RunningModule, startModule } from "./module/runner";
 import { createDemoRepositories, manifestsYaml } from "./demo/repositories";
+import { createSeedRepositories } from "./demo/seed";
 import type { GitServer } from "./git-server";
 import { startGitServerProcess } from "./git-server-process";
 import { Steps } from "./progress";
@@ -85,8 +86,16 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     };
     if (options.purpose === "dev") {
       steps.step("creating the demo repositories and registering them");
-      const demo = await createDemoRepositories(git, { cacheRoot: join(stateDir, "demo-cache") });
-      kubectl(controlPlane.kubeconfig, ["apply", "-f", "-"], manifestsYaml(demo.manifests));
+      const cacheRoot = join(stateDir, "demo-cache");
+      const [demo, seed] = await Promise.all([
+        createDemoRepositories(git, { cacheRoot }),
+        createSeedRepositories(git, { cacheRoot }),
+      ]);
+      kubectl(
+        controlPlane.kubeconfig,
+        ["apply", "-f", "-"],
+        manifestsYaml([...demo.manifests, ...seed]),
+      );
     }
     return {
       kubeconfig: controlPlane.kubeconfig,

@@ -12,6 +12,7 @@ import type { MergeConflict } from "../../lib/kpt";
 import { ConditionInput } from "../../lib/kubernetes/conditions";
 import { errorMessage } from "../shared/api-errors";
 import { recordEvent } from "../shared/events";
+import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { rawStore } from "../shared/content-stores";
 import { writeResources } from "../shared/package-resources";
 import { gitKey } from "../shared/git-key";
@@ -176,6 +177,8 @@ export async function reconcileSource(
     {},
     { type: "Rendered", status: "Unknown", reason: "Pending", message: "awaiting render" },
   );
+  // A new revision is not the latest until published: give it the label's "false" now.
+  await refreshLatestLabels(pr);
   if (result.conflicts?.length) {
     await recordEvent(
       pr,

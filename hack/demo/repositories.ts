@@ -117,7 +117,7 @@ export function manifestsYaml(manifests: readonly object[]): string {
   return stringifyYamlFile({ docs: manifests.map(m => new Document(m)), compactSeq: false });
 }
 
-async function prepareRepository(
+export async function prepareRepository(
   server: Pick<GitServer, "createBareRepo">,
   name: string,
   options: DemoOptions,
@@ -187,7 +187,7 @@ async function ensureRevision(
   await store.updateLifecycle(key, "Published");
 }
 
-function repositoryManifest(
+export function repositoryManifest(
   name: string,
   namespace: string | undefined,
   spec: RepositorySpec,
