@@ -1,11 +1,11 @@
 import { K8s } from "pepr";
 import { PackageVariant, PackageVariantSet } from "../../crd-types";
 import { mapLimit } from "../../lib/controller/concurrency";
+import { PACKAGE_VARIANT_FINALIZER } from "../../lib/package-variant";
 import { DesiredVariant, SetPlan } from "../../lib/package-variant-set";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 
 export const SET_LABEL = "config.porch.kpt.dev/packagevariantset";
-export const PACKAGE_VARIANT_FINALIZER = "config.porch.kpt.dev/packagevariants";
 
 /** Writes to the API at a time; a set of a thousand targets must not open a thousand requests. */
 const WRITE_CONCURRENCY = 16;

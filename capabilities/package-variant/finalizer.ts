@@ -1,9 +1,8 @@
 import { K8s } from "pepr";
 import { PackageVariant } from "../../crd-types";
-import { planDeletion } from "../../lib/package-variant";
+import { PACKAGE_VARIANT_FINALIZER, planDeletion } from "../../lib/package-variant";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 import { recordEvent } from "../shared/events";
-import { PACKAGE_VARIANT_FINALIZER } from "../package-variant-set/variants";
 import { applyChange, relevantRevisions } from "./revisions";
 import { writeVariantStatus } from "./status";
 

@@ -35,6 +35,7 @@ export type { LockedUpstream, OldUpstream } from "./up-to-date";
 export {
   isOwnedBy,
   otherController,
+  PACKAGE_VARIANT_FINALIZER,
   PACKAGE_VARIANT_API_VERSION,
   PACKAGE_VARIANT_KIND,
   packageVariantOwnerReference,

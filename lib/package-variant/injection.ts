@@ -4,9 +4,7 @@
 import type { Document, YAMLMap } from "yaml";
 import { stringifyYamlFile } from "../krm/documents";
 import { ensureMap, getField, plain, sameValue, setField, toNode } from "../krm/nodes";
-import { KPTFILE, parseKptfile, stringifyKptfile, type Kptfile } from "../kpt/kptfile";
 import type { PackageFiles } from "../kpt/types";
-import { MutationError } from "./errors";
 import {
   inClusterKey,
   injectionCandidates,
@@ -17,6 +15,7 @@ import {
   type Injector,
 } from "./injection-points";
 import { setConditionsAndGates, type KptfileCondition } from "./kptfile-conditions";
+import { editKptfile } from "./kptfile-edit";
 
 /** What fetching one InClusterRef gave: the object, NotFound, or another error's message. */
 export type FetchOutcome =
@@ -143,18 +142,6 @@ function writeKptfileStatus(
   conditions: KptfileCondition[],
   points: InjectionPoint[],
 ): PackageFiles {
-  const text = files[KPTFILE];
-  if (text === undefined)
-    throw new MutationError(`"${KPTFILE}" not found in the downstream package`);
-  let kptfile: Kptfile;
-  try {
-    kptfile = parseKptfile(text);
-  } catch (error) {
-    throw new MutationError((error as Error).message);
-  }
-  const before = plain(kptfile.root);
   const gates = points.filter(p => p.required).map(p => p.conditionType);
-  setConditionsAndGates(kptfile, conditions, gates);
-  if (sameValue(before, plain(kptfile.root))) return files;
-  return { ...files, [KPTFILE]: stringifyKptfile(kptfile) };
+  return editKptfile(files, kptfile => setConditionsAndGates(kptfile, conditions, gates));
 }

@@ -49,3 +49,6 @@ export function otherController(
 export function withoutOwner(pr: PackageRevision, uid: string | undefined): OwnerReference[] {
   return ownerReferencesOf(pr).filter(ref => ref.uid !== uid);
 }
+
+/** The PackageVariant finalizer (the reference's name): removed once every owned revision is handled. */
+export const PACKAGE_VARIANT_FINALIZER = "config.porch.kpt.dev/packagevariants";

@@ -3,18 +3,18 @@
 // PackageVariant's entries from earlier reconciles are removed first, so applying is idempotent.
 import { isMap, isSeq, YAMLMap, YAMLSeq } from "yaml";
 import type { PackageVariantSpec } from "../../crd-types";
-import { KPTFILE, parseKptfile, setSection, stringifyKptfile, type Kptfile } from "../kpt/kptfile";
+import { KPTFILE, setSection, type Kptfile } from "../kpt/kptfile";
 import type { PackageFiles } from "../kpt/types";
 import {
   deleteField,
   getField,
   isMissingOrNull,
   plain,
-  sameValue,
   setField,
   toNode,
 } from "../krm/nodes";
 import { MutationError } from "./errors";
+import { editKptfile } from "./kptfile-edit";
 
 type Pipeline = NonNullable<PackageVariantSpec["pipeline"]>;
 type KptFunction = NonNullable<Pipeline["mutators"]>[number];
@@ -118,17 +118,5 @@ export function applyPipeline(
   pvName: string,
   pipeline: Pipeline | undefined,
 ): PackageFiles {
-  const text = files[KPTFILE];
-  if (text === undefined)
-    throw new MutationError(`"${KPTFILE}" not found in the downstream package`);
-  let kptfile: Kptfile;
-  try {
-    kptfile = parseKptfile(text);
-  } catch (error) {
-    throw new MutationError((error as Error).message);
-  }
-  const before = plain(kptfile.root);
-  editPipeline(kptfile, pvName, pipeline);
-  if (sameValue(before, plain(kptfile.root))) return files;
-  return { ...files, [KPTFILE]: stringifyKptfile(kptfile) };
+  return editKptfile(files, kptfile => editPipeline(kptfile, pvName, pipeline));
 }

@@ -8,6 +8,7 @@ import {
   killControllers,
   lifecycleReached,
   PR,
+  publish,
   rendered,
   setFiles,
   setLifecycle,
@@ -63,10 +64,7 @@ describe("a blueprint", () => {
     expect(setLifecycle(ns, "blueprints.web.v1", "Published").stderr).toContain(
       "a Draft must be Proposed before it can be Published",
     );
-    setLifecycle(ns, "blueprints.web.v1", "Proposed");
-    await lifecycleReached(ns, "blueprints.web.v1", "Proposed");
-    setLifecycle(ns, "blueprints.web.v1", "Published");
-    const pr = await lifecycleReached(ns, "blueprints.web.v1", "Published");
+    const pr = await publish(ns, "blueprints.web.v1");
     expect(pr.status?.revision).toBe(1);
     await eventually("latest", () =>
       getJson<PR>("packagerevision", "blueprints.web.v1", ns)?.metadata.labels?.[
@@ -129,10 +127,7 @@ describe("a deployment cloned from it", () => {
       .replace("size: small", "size: large");
     setFiles(ns, "deployments.web-east.v1", local);
     await rendered(ns, "deployments.web-east.v1");
-    setLifecycle(ns, "deployments.web-east.v1", "Proposed");
-    await lifecycleReached(ns, "deployments.web-east.v1", "Proposed");
-    setLifecycle(ns, "deployments.web-east.v1", "Published");
-    await lifecycleReached(ns, "deployments.web-east.v1", "Published");
+    await publish(ns, "deployments.web-east.v1");
   });
 
   it("gets upstream v2 through an upgrade that keeps the local edit and reports the conflict", async () => {
@@ -143,10 +138,7 @@ describe("a deployment cloned from it", () => {
     v2["deployment.yaml"] = v2["deployment.yaml"].replace("replicas: 1", "replicas: 3");
     setFiles(ns, "blueprints.web.v2", v2);
     await rendered(ns, "blueprints.web.v2");
-    setLifecycle(ns, "blueprints.web.v2", "Proposed");
-    await lifecycleReached(ns, "blueprints.web.v2", "Proposed");
-    setLifecycle(ns, "blueprints.web.v2", "Published");
-    expect((await lifecycleReached(ns, "blueprints.web.v2", "Published")).status?.revision).toBe(2);
+    expect((await publish(ns, "blueprints.web.v2")).status?.revision).toBe(2);
 
     createRevision(ns, "deployments", "web-east", "v2", {
       upgrade: {
@@ -163,12 +155,7 @@ describe("a deployment cloned from it", () => {
     expect(upgraded?.reason).toBe("MergedWithConflicts");
     expect(upgraded?.message).toContain("data.color");
     expect(pr.status?.upstreamLock?.git?.ref).toBe("web/v2");
-    setLifecycle(ns, "deployments.web-east.v2", "Proposed");
-    await lifecycleReached(ns, "deployments.web-east.v2", "Proposed");
-    setLifecycle(ns, "deployments.web-east.v2", "Published");
-    expect(
-      (await lifecycleReached(ns, "deployments.web-east.v2", "Published")).status?.revision,
-    ).toBe(2);
+    expect((await publish(ns, "deployments.web-east.v2")).status?.revision).toBe(2);
   });
 
   it("is deleted only through DeletionProposed", async () => {

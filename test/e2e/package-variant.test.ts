@@ -5,11 +5,11 @@ import {
   condition,
   files,
   killControllers,
-  lifecycleReached,
   PR,
+  publish,
+  publishCopy,
   rendered,
   setFiles,
-  setLifecycle,
   yamlOf,
 } from "../support/package-revisions";
 import { eventually } from "../support/wait";
@@ -58,12 +58,6 @@ const ready = (name: string) =>
     () => (condition(pvOf(name) as PR, "Ready")?.status === "True" ? pvOf(name) : undefined),
     60_000,
   );
-const publish = async (name: string) => {
-  setLifecycle(ns, name, "Proposed");
-  await lifecycleReached(ns, name, "Proposed");
-  setLifecycle(ns, name, "Published");
-  return lifecycleReached(ns, name, "Published");
-};
 
 beforeAll(async () => {
   ns = createNamespace("e2e-pv");
@@ -144,27 +138,14 @@ describe("UPSTREAM_CHANGED → upgrade draft", () => {
     local["quota.yaml"] = local["quota.yaml"].replace("memory: 1Gi", "memory: 4Gi");
     setFiles(ns, name, local);
     await rendered(ns, name);
-    await publish(name);
+    await publish(ns, name);
 
-    kubectlOk(
-      ["apply", "-n", ns, "-f", "-"],
-      JSON.stringify({
-        apiVersion: "porch.kpt.dev/v1alpha2",
-        kind: "PackageRevision",
-        metadata: { name: "blueprints.base.v2" },
-        spec: {
-          packageName: "base",
-          repository: "blueprints",
-          workspaceName: "v2",
-          lifecycle: "Draft",
-          source: { copyFrom: { name: "blueprints.base.v1" } },
-        },
-      }),
+    await publishCopy(
+      ns,
+      getJson<PR>("packagerevision", "blueprints.base.v1", ns)!,
+      "v2",
+      base("2"),
     );
-    await rendered(ns, "blueprints.base.v2");
-    setFiles(ns, "blueprints.base.v2", base("2"));
-    await rendered(ns, "blueprints.base.v2");
-    await publish("blueprints.base.v2");
 
     kubectlOk([
       "patch",
@@ -201,7 +182,7 @@ describe("UPSTREAM_CHANGED → upgrade draft", () => {
 
 describe("MUTATIONS_CHANGED on a published downstream → edit draft", () => {
   it("copies the published revision into a new draft with the new mutations", async () => {
-    await publish("deployments.team-a.packagevariant-2");
+    await publish(ns, "deployments.team-a.packagevariant-2");
     kubectlOk([
       "patch",
       "packagevariant",
@@ -411,26 +392,13 @@ describe("following the latest upstream revision", () => {
     expect(
       getJson<PR>("packagerevision", first.metadata.name, ns)?.status?.upstreamLock?.git?.ref,
     ).toBe("base/v2");
-    await publish(first.metadata.name);
-    kubectlOk(
-      ["apply", "-n", ns, "-f", "-"],
-      JSON.stringify({
-        apiVersion: "porch.kpt.dev/v1alpha2",
-        kind: "PackageRevision",
-        metadata: { name: "blueprints.base.v3" },
-        spec: {
-          packageName: "base",
-          repository: "blueprints",
-          workspaceName: "v3",
-          lifecycle: "Draft",
-          source: { copyFrom: { name: "blueprints.base.v2" } },
-        },
-      }),
+    await publish(ns, first.metadata.name);
+    await publishCopy(
+      ns,
+      getJson<PR>("packagerevision", "blueprints.base.v2", ns)!,
+      "v3",
+      base("3"),
     );
-    await rendered(ns, "blueprints.base.v3");
-    setFiles(ns, "blueprints.base.v3", base("3"));
-    await rendered(ns, "blueprints.base.v3");
-    await publish("blueprints.base.v3");
     const upgrade = await oneDraft("tracker");
     await eventually(
       "tracked v3",

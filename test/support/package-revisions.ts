@@ -128,3 +128,28 @@ export function killControllers(): void {
   );
   process.kill(pid, "SIGKILL");
 }
+
+/** Proposes and publishes a revision, waiting for each step to reach git. */
+export async function publish(namespace: string, name: string): Promise<PR> {
+  setLifecycle(namespace, name, "Proposed");
+  await lifecycleReached(namespace, name, "Proposed");
+  setLifecycle(namespace, name, "Published");
+  return lifecycleReached(namespace, name, "Published");
+}
+
+/** A new published revision `<repo>.<pkg>.<workspace>` of a package: copied, edited, published. */
+export async function publishCopy(
+  namespace: string,
+  from: PR,
+  workspace: string,
+  newFiles: Record<string, string>,
+): Promise<PR> {
+  const { repository, packageName } = from.spec;
+  const name = createRevision(namespace, repository, packageName, workspace, {
+    copyFrom: { name: from.metadata.name },
+  });
+  await rendered(namespace, name);
+  setFiles(namespace, name, newFiles);
+  await rendered(namespace, name);
+  return publish(namespace, name);
+}
