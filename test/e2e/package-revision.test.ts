@@ -1,5 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { createGitRepository, kptfile, registerRepository } from "../support/git";
+import {
+  createGitRepository,
+  gitServer,
+  kptfile,
+  registerRepository,
+  revision,
+} from "../support/git";
 import { createNamespace, deleteNamespace, getJson, kubectl } from "../support/kubectl";
 import {
   condition,
@@ -200,5 +206,111 @@ describe("with the controllers killed in the middle", () => {
         .split("\n")
         .filter(l => l.includes("web-west")),
     ).toEqual([expect.stringMatching(/\trefs\/tags\/web-west\/v1$/)]);
+  });
+});
+
+describe("render failures", () => {
+  it("keep the last good content in git and say which function could not run", async () => {
+    createRevision(ns, "blueprints", "failing", "v1", { init: { description: "render failures" } });
+    await rendered(ns, "blueprints.failing.v1");
+    const good = refs(blueprintsUrl)
+      .split("\n")
+      .find(l => l.endsWith("refs/heads/drafts/failing/v1"));
+    const starlark = `pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/starlark:v0.4.3\n`;
+    setFiles(ns, "blueprints.failing.v1", {
+      Kptfile: kptfile("failing", starlark),
+      "cm.yaml": configMap("x", "y"),
+    });
+    const failed = await eventually("Rendered=False", () => {
+      const pr = getJson<PR>("packagerevision", "blueprints.failing.v1", ns);
+      return condition(pr, "Rendered")?.status === "False" ? condition(pr, "Rendered") : undefined;
+    });
+    expect(failed?.reason).toBe("RenderFailed");
+    expect(failed?.message).toContain(
+      'no runtime can run function image "gcr.io/kpt-fn/starlark:v0.4.3"',
+    );
+    expect(failed?.message).toContain("set-namespace");
+    const prr = getJson<{ status?: { renderStatus?: { error?: string } } }>(
+      "packagerevisionresources",
+      "blueprints.failing.v1",
+      ns,
+    );
+    expect(prr?.status?.renderStatus?.error).toContain("starlark");
+    expect(
+      refs(blueprintsUrl)
+        .split("\n")
+        .find(l => l.endsWith("refs/heads/drafts/failing/v1")),
+    ).toBe(good);
+  });
+
+  it("push the content anyway with porch.kpt.dev/push-on-render-failure", async () => {
+    const before = refs(blueprintsUrl)
+      .split("\n")
+      .find(l => l.endsWith("refs/heads/drafts/failing/v1"));
+    kubectl([
+      "annotate",
+      "packagerevision",
+      "blueprints.failing.v1",
+      "-n",
+      ns,
+      "porch.kpt.dev/push-on-render-failure=true",
+    ]);
+    const current = files(ns, "blueprints.failing.v1");
+    setFiles(ns, "blueprints.failing.v1", { ...current, "cm.yaml": configMap("pushed", "y") });
+    await eventually("pushed", () => {
+      const now = refs(blueprintsUrl)
+        .split("\n")
+        .find(l => l.endsWith("refs/heads/drafts/failing/v1"));
+      return now !== before ? true : undefined;
+    });
+  });
+});
+
+describe("a clone from a git URL", () => {
+  it("reads a directory at a tag of a repository that needs credentials", async () => {
+    const server = gitServer(true);
+    const url = await createGitRepository(
+      "raw",
+      [
+        {
+          name: "catalog/web",
+          revisions: [
+            revision("v1", { Kptfile: kptfile("web"), "deployment.yaml": deployment(2) }),
+          ],
+        },
+      ],
+      true,
+    );
+    kubectl(
+      ["apply", "-n", ns, "-f", "-"],
+      JSON.stringify({
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "raw-creds" },
+        type: "kubernetes.io/basic-auth",
+        stringData: {
+          username: server.credentials?.username,
+          password: server.credentials?.password,
+        },
+      }),
+    );
+    createRevision(ns, "deployments", "web-raw", "v1", {
+      cloneFrom: {
+        type: "git",
+        git: {
+          repo: url,
+          ref: "catalog/web/v1",
+          directory: "catalog/web",
+          secretRef: { name: "raw-creds" },
+        },
+      },
+    });
+    await rendered(ns, "deployments.web-raw.v1");
+    expect(yamlOf(ns, "deployments.web-raw.v1", "deployment.yaml").spec.replicas).toBe(2);
+    expect(yamlOf(ns, "deployments.web-raw.v1", "Kptfile").upstreamLock.git).toMatchObject({
+      repo: url,
+      directory: "catalog/web",
+      ref: "catalog/web/v1",
+    });
   });
 });

@@ -195,3 +195,26 @@ it("cascades the deletion of a Repository to its PackageRevisions", async () => 
     90_000,
   );
 });
+
+it("reports a package whose Kptfile does not parse on that revision, and syncs the rest", async () => {
+  const url = await createGitRepository("mixed", [
+    { name: "good", revisions: [revision("v1", files("good"))] },
+    {
+      name: "broken",
+      revisions: [revision("v1", { Kptfile: "apiVersion: kpt.dev/v1\nkind: [not, a, kptfile\n" })],
+    },
+  ]);
+  registerRepository(ns, "mixed", url);
+  type Conditions = {
+    status?: { conditions?: { type: string; status: string; reason: string; message: string }[] };
+  };
+  const synced = await eventually("Synced condition", () =>
+    getJson<Conditions>("packagerevision", "mixed.broken.v1", ns)?.status?.conditions?.find(
+      c => c.type === "Synced",
+    ),
+  );
+  expect(synced).toMatchObject({ status: "False", reason: "InvalidKptfile" });
+  expect(synced.message).toContain("Kptfile does not parse");
+  expect(getJson<PR>("packagerevision", "mixed.good.v1", ns)).toBeDefined();
+  expect(ready("mixed")).toMatchObject({ status: "True" });
+});
