@@ -1,3 +1,4 @@
+import { tuneFluentClient } from "./shared/kube-client-tuning";
 import { Capability, Log, PeprModule } from "pepr";
 import { installCustomResourceDefinitions } from "./install-crds";
 
@@ -17,6 +18,8 @@ export function startModule(cfg: PackageJSON, capabilities: Capability[]): void 
     new PeprModule(cfg, capabilities);
     return;
   }
+  // Set PORCH_PEPR_KUBE_CLIENT_UNTUNED=1 to measure the client without it (npm run bench).
+  if (!process.env.PORCH_PEPR_KUBE_CLIENT_UNTUNED) tuneFluentClient();
   const port = Number(process.env.PORCH_PEPR_PORT ?? 3000);
   const ready = runsControllers() ? installCustomResourceDefinitions() : Promise.resolve();
   ready

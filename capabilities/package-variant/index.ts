@@ -1,5 +1,7 @@
 import { Capability, kind } from "pepr";
 import { PackageRevision, PackageVariant } from "../../crd-types";
+import { ChangeFilter } from "../../lib/controller/change-filter";
+import { revisionRelevance, variantRelevance } from "../../lib/package-variant";
 import { Controller, keyOf } from "../shared/controller";
 import { DynamicWatches } from "../shared/dynamic-watches";
 import { reconcilePackageVariant, variants } from "./reconcile";
@@ -25,18 +27,36 @@ export const variantController = new Controller("PackageVariant", async key => {
 
 const enqueueAll = (keys: string[]) => keys.forEach(k => variantController.queue.add(k));
 
-When(PackageVariant).IsCreatedOrUpdated().Watch(variantController.enqueue);
+// Only events that change what a reconcile reads (not this controller's own status writes,
+// nor render progress and labels other controllers keep) cost a reconcile.
+const variantChanges = new ChangeFilter(variantRelevance);
+const revisionChanges = new ChangeFilter(revisionRelevance);
+const uidOf = (obj: { metadata?: { uid?: string } }) => obj.metadata?.uid ?? "";
+
+When(PackageVariant)
+  .IsCreatedOrUpdated()
+  .Watch(pv => {
+    if (variantChanges.changed(uidOf(pv), pv)) variantController.enqueue(pv);
+  });
 When(PackageVariant)
   .IsDeleted()
-  .Watch(pv => variants.remove(keyOf(pv)));
+  .Watch(pv => {
+    variantChanges.forget(uidOf(pv));
+    variants.remove(keyOf(pv));
+  });
 
 // An upstream revision published, a downstream draft rendered, an owned revision changed.
 When(PackageRevision)
   .IsCreatedOrUpdated()
-  .Watch(pr => enqueueAll(concerned(pr)));
+  .Watch(pr => {
+    if (revisionChanges.changed(uidOf(pr), pr)) enqueueAll(concerned(pr));
+  });
 When(PackageRevision)
   .IsDeleted()
-  .Watch(pr => enqueueAll(concerned(pr)));
+  .Watch(pr => {
+    revisionChanges.forget(uidOf(pr));
+    enqueueAll(concerned(pr));
+  });
 
 function concerned(pr: PackageRevision): string[] {
   const owners = (pr.metadata?.ownerReferences ?? [])

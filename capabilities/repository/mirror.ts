@@ -1,5 +1,5 @@
 import { K8s } from "pepr";
-import { PackageRevision, PackageRevisionResources, Repository } from "../../crd-types";
+import { PackageRevision, Repository } from "../../crd-types";
 import { mapLimit } from "../../lib/controller/concurrency";
 import {
   ContentStore,

@@ -110,21 +110,31 @@ export class RepoContext {
     return `${HEADS}${this.config.branch}`;
   }
 
+  /** Whether the fetched refs are older than readFreshnessMs (or were never fetched). */
+  private stale(): boolean {
+    return (
+      this.refs === undefined || Date.now() - this.lastFetch >= (this.options.readFreshnessMs ?? 0)
+    );
+  }
+
   /** Serialised read: refetches when `fresh` or the last fetch is older than readFreshnessMs. */
   read<T>(op: () => Promise<T>, fresh = false): Promise<T> {
     return withLock(this.cacheDir, async () => {
-      const stale = Date.now() - this.lastFetch >= (this.options.readFreshnessMs ?? 0);
-      if (fresh || stale || this.refs === undefined) await this.sync();
+      if (fresh || this.stale()) await this.sync();
       return op();
     });
   }
 
-  /** Serialised write: fetch, run, and on a rejected push refetch and run again (bounded). */
+  /**
+   * Serialised write: run on the fetched refs (refetched first when stale), and on a rejected
+   * push refetch and run again (bounded). Every push carries a lease on each ref it moves, so a
+   * base that another writer has moved on costs one rejected push, never a lost commit.
+   */
   write<T>(op: () => Promise<T>): Promise<T> {
-    const max = Math.max(1, this.options.maxPushAttempts ?? 5);
+    const max = Math.max(1, this.options.maxPushAttempts ?? 8);
     return withLock(this.cacheDir, async () => {
       for (let attempt = 1; ; attempt++) {
-        await this.sync();
+        if (attempt > 1 || this.stale()) await this.sync();
         try {
           return await op();
         } catch (err) {
@@ -139,7 +149,11 @@ export class RepoContext {
             attempt,
             url: displayUrl(this.config.url),
           });
-          await new Promise(r => setTimeout(r, 20 * attempt + Math.random() * 50));
+          // Exponential backoff with full jitter: a writer that keeps losing the race to a faster
+          // one (which need not refetch) waits it out instead of giving up.
+          await new Promise(r =>
+            setTimeout(r, 10 + Math.random() * Math.min(2_000, 25 * 2 ** attempt)),
+          );
         }
       }
     });

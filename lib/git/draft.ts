@@ -41,7 +41,7 @@ export async function createNewDraft(
       `workspaceName "${key.workspaceName}" is reserved for the ${ctx.config.branch} branch placeholder`,
     );
   }
-  // fresh: an existence check must not trust a stale listing
+  // A listing up to readFreshnessMs old will do: the push at close leases the ref as absent.
   return ctx.read(async () => {
     const taken = (await ctx.listPackage(key.packageName)).some(
       r => r.workspaceName === key.workspaceName,
@@ -52,7 +52,7 @@ export async function createNewDraft(
         `package revision ${key.packageName}/${key.workspaceName} already exists`,
       );
     return new GitPackageDraft(ctx, key, lifecycle, { parent: ctx.branchHead(), expect: null });
-  }, true);
+  });
 }
 
 export async function createDraftFromExisting(
@@ -67,8 +67,9 @@ export async function createDraftFromExisting(
         `package revision ${key.packageName}/${key.workspaceName} is ${rev.lifecycle}; only Draft or Proposed package revisions can be modified`,
       );
     }
+    // A stale base is replayed onto the branch's tip at close (the push leases the ref).
     return new GitPackageDraft(ctx, key, rev.lifecycle, { parent: rev.commit, expect: rev.commit });
-  }, true);
+  });
 }
 
 class GitPackageDraft implements PackageDraft {

@@ -42,9 +42,12 @@ export interface StoreOptions {
   cacheRoot: string;
   /** Git client; default from env PORCH_GIT_CLIENT, else "cli" when a git binary exists, else "isomorphic". */
   client?: GitClientKind;
-  /** Reads refetch when the last fetch is older than this (default 0: every read fetches). */
+  /**
+   * Reads, and writes before their first attempt, refetch when the last fetch is older than this
+   * (default 0: every operation fetches first). Writes stay safe either way: pushes are leased.
+   */
   readFreshnessMs?: number;
-  /** Attempts for a write whose push was rejected because the remote moved (default 5). */
+  /** Attempts for a write whose push was rejected because the remote moved (default 8). */
   maxPushAttempts?: number;
   log?: StoreLogger;
 }

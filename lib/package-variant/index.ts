@@ -63,3 +63,4 @@ export type {
   VariantPlan,
 } from "./state";
 export { VariantIndex } from "./variant-index";
+export { revisionRelevance, variantRelevance } from "./watch-relevance";

@@ -10,7 +10,8 @@ import { MutationError } from "./errors";
  */
 export function editKptfile(files: PackageFiles, edit: (kptfile: Kptfile) => void): PackageFiles {
   const text = files[KPTFILE];
-  if (text === undefined) throw new MutationError(`"${KPTFILE}" not found in the downstream package`);
+  if (text === undefined)
+    throw new MutationError(`"${KPTFILE}" not found in the downstream package`);
   let kptfile: Kptfile;
   try {
     kptfile = parseKptfile(text);

@@ -5,14 +5,7 @@ import { isMap, isSeq, YAMLMap, YAMLSeq } from "yaml";
 import type { PackageVariantSpec } from "../../crd-types";
 import { KPTFILE, setSection, type Kptfile } from "../kpt/kptfile";
 import type { PackageFiles } from "../kpt/types";
-import {
-  deleteField,
-  getField,
-  isMissingOrNull,
-  plain,
-  setField,
-  toNode,
-} from "../krm/nodes";
+import { deleteField, getField, isMissingOrNull, plain, setField, toNode } from "../krm/nodes";
 import { MutationError } from "./errors";
 import { editKptfile } from "./kptfile-edit";
 

@@ -57,27 +57,35 @@ git update-ref refs/tags/app/v2 "$c"
 }
 
 describe.each(CLIENTS)("two writers with the %s client", client => {
-  async function twoStores(sameCache: boolean) {
+  async function twoStores(sameCache: boolean, readFreshnessMs = 0) {
     const url = await fx.repo();
     const rootA = await fx.cacheRoot();
     const rootB = sameCache ? rootA : await fx.cacheRoot();
     const retries = { count: 0 };
     const log = { debug: () => void retries.count++, warn: () => undefined };
     const a = track(
-      new GitContentStore({ url, createBranch: true }, { cacheRoot: rootA, client, log }),
+      new GitContentStore(
+        { url, createBranch: true },
+        { cacheRoot: rootA, client, log, readFreshnessMs },
+      ),
     );
     const b = track(
-      new GitContentStore({ url, createBranch: true }, { cacheRoot: rootB, client, log }),
+      new GitContentStore(
+        { url, createBranch: true },
+        { cacheRoot: rootB, client, log, readFreshnessMs },
+      ),
     );
     await a.open();
     return { url, a, b, retries };
   }
 
   it.each([
-    ["separate caches (like two processes)", false],
-    ["one cache (serialised in-process)", true],
-  ])("lose no publication with %s", async (_label, sameCache) => {
-    const { url, a, b, retries } = await twoStores(sameCache);
+    ["separate caches (like two processes)", false, 0],
+    ["one cache (serialised in-process)", true, 0],
+    // Each writer trusts refs it fetched a minute ago: only the push leases keep it honest.
+    ["separate caches trusting stale refs", false, 60_000],
+  ])("lose no publication with %s", async (_label, sameCache, readFreshnessMs) => {
+    const { url, a, b, retries } = await twoStores(sameCache, readFreshnessMs);
     const runs = [a, b].map(async (store, w) => {
       const results = [];
       for (let r = 0; r < ROUNDS; r++) {
@@ -151,30 +159,37 @@ describe.each(CLIENTS)("two writers with the %s client", client => {
     ]);
   });
 
-  it("replays concurrent edits of one draft so both commits stay in its history", async () => {
-    const { url, a, b } = await twoStores(false);
-    const key = { packageName: "app", workspaceName: "ws" };
-    const first = await a.createNewDraft(key);
-    await first.updateResources(pkgFiles("app", "base"), "base");
-    await first.closeDraft();
+  it.each([0, 60_000])(
+    "replays concurrent edits of one draft so both commits stay in its history (refs trusted for %i ms)",
+    async readFreshnessMs => {
+      const { url, a, b } = await twoStores(false, readFreshnessMs);
+      const key = { packageName: "app", workspaceName: "ws" };
+      const first = await a.createNewDraft(key);
+      await first.updateResources(pkgFiles("app", "base"), "base");
+      await first.closeDraft();
 
-    const [da, db] = await Promise.all([
-      a.createDraftFromExisting(key),
-      b.createDraftFromExisting(key),
-    ]);
-    await da.updateResources(pkgFiles("app", "from-a"), "edit from a");
-    await db.updateResources(pkgFiles("app", "from-b"), "edit from b");
-    const [ia, ib] = await Promise.all([da.closeDraft(), db.closeDraft()]);
+      const [da, db] = await Promise.all([
+        a.createDraftFromExisting(key),
+        b.createDraftFromExisting(key),
+      ]);
+      await da.updateResources(pkgFiles("app", "from-a"), "edit from a");
+      await db.updateResources(pkgFiles("app", "from-b"), "edit from b");
+      const [ia, ib] = await Promise.all([da.closeDraft(), db.closeDraft()]);
 
-    const head = (await lsRemote(url)).get("refs/heads/drafts/app/ws");
-    expect([ia.commit, ib.commit]).toContain(head);
-    const work = await workClone(fx, url);
-    const subjects = (await git(work, "log", "--format=%s", "origin/drafts/app/ws"))
-      .trim()
-      .split("\n");
-    expect(subjects.slice(0, 2).sort()).toEqual(["edit from a", "edit from b"]);
-    expect(subjects).toContain("base");
-    const winner = subjects[0] === "edit from a" ? "from-a" : "from-b";
-    expect((await a.getPackageContent(key)).files).toEqual(pkgFiles("app", winner));
-  });
+      const head = (await lsRemote(url)).get("refs/heads/drafts/app/ws");
+      expect([ia.commit, ib.commit]).toContain(head);
+      const work = await workClone(fx, url);
+      const subjects = (await git(work, "log", "--format=%s", "origin/drafts/app/ws"))
+        .trim()
+        .split("\n");
+      expect(subjects.slice(0, 2).sort()).toEqual(["edit from a", "edit from b"]);
+      expect(subjects).toContain("base");
+      const winner = subjects[0] === "edit from a" ? "from-a" : "from-b";
+      // Read through a new store: `a` may trust its own (now stale) view for readFreshnessMs.
+      const reader = track(
+        new GitContentStore({ url }, { cacheRoot: await fx.cacheRoot(), client }),
+      );
+      expect((await reader.getPackageContent(key)).files).toEqual(pkgFiles("app", winner));
+    },
+  );
 });

@@ -1,0 +1,44 @@
+import type { PackageRevision, PackageVariant } from "../../crd-types";
+
+/**
+ * What a PackageVariant reconcile reads of the watched objects (the projections its
+ * ChangeFilters compare). An event that changes none of it causes no reconcile.
+ */
+
+/** Of the PackageVariant itself: everything but its status, which only this controller writes. */
+export function variantRelevance(pv: PackageVariant): unknown {
+  const m = pv.metadata ?? {};
+  return [
+    m.uid,
+    m.generation,
+    m.deletionTimestamp,
+    m.finalizers,
+    m.labels,
+    m.annotations,
+    m.ownerReferences,
+  ];
+}
+
+/**
+ * Of a PackageRevision: its spec and metadata, and the status fields the state machine reads
+ * (revision, creation source, upstream lock, Ready), plus the end of each render, after which
+ * the draft's files are checked for the variant's mutations again.
+ */
+export function revisionRelevance(pr: PackageRevision): unknown {
+  const m = pr.metadata ?? {};
+  const s = pr.status ?? {};
+  const ready = s.conditions?.find(c => c.type === "Ready");
+  return [
+    m.uid,
+    m.deletionTimestamp,
+    m.labels,
+    m.annotations,
+    m.ownerReferences,
+    pr.spec,
+    s.revision,
+    s.creationSource,
+    s.upstreamLock,
+    [ready?.status, ready?.reason, ready?.message],
+    s.observedPrrResourceVersion,
+  ];
+}

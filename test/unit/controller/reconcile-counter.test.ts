@@ -1,0 +1,39 @@
+import { metricsCollector } from "pepr";
+import { Controller, reconcileCounterName } from "../../../capabilities/shared/controller";
+
+describe("reconcileCounterName", () => {
+  it.each([
+    ["PackageVariantSet", "reconciles_package_variant_set_total"],
+    ["PackageRevision", "reconciles_package_revision_total"],
+    ["Repository", "reconciles_repository_total"],
+  ])("%s → %s", (controller, name) => expect(reconcileCounterName(controller)).toBe(name));
+});
+
+describe("Controller", () => {
+  it("counts every reconcile it runs on the module's /metrics, failures and retries included", async () => {
+    let calls = 0;
+    const controller = new Controller(
+      "CounterProbe",
+      async () => {
+        calls++;
+        if (calls === 1) throw new Error("first attempt fails");
+      },
+      { baseDelayMs: 1 },
+    );
+    const value = async () => {
+      const line = (await metricsCollector.getMetrics())
+        .split("\n")
+        .find(l => l.startsWith("pepr_reconciles_counter_probe_total "));
+      return Number(line?.split(" ")[1]);
+    };
+    expect(await value()).toBe(0);
+    controller.queue.add("ns/a");
+    controller.queue.add("ns/b");
+    await controller.queue.idle();
+    await new Promise(r => setTimeout(r, 50)); // the retry of ns/a after its backoff
+    await controller.queue.idle();
+    expect(calls).toBe(3);
+    expect(await value()).toBe(3);
+    controller.queue.stop();
+  });
+});
