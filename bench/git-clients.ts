@@ -24,9 +24,12 @@ const FILES = arg("files", 10);
 const ROUNDS = arg("rounds", 5);
 
 function packageFiles(name: string, round: number | string): Record<string, string> {
-  const files: Record<string, string> = { Kptfile: `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n` };
+  const files: Record<string, string> = {
+    Kptfile: `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n`,
+  };
   for (let i = 0; i < FILES - 1; i++) {
-    files[`resources/cm-${i}.yaml`] = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}-${i}\ndata:\n  round: "${round}"\n  pad: "${"x".repeat(200)}"\n`;
+    files[`resources/cm-${i}.yaml`] =
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}-${i}\ndata:\n  round: "${round}"\n  pad: "${"x".repeat(200)}"\n`;
   }
   return files;
 }
@@ -35,7 +38,13 @@ function packageFiles(name: string, round: number | string): Record<string, stri
 async function seed(server: GitServer, tmp: string): Promise<string> {
   const { url } = await server.createBareRepo("bench");
   const work = join(tmp, "seed");
-  const env = { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@x", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@x" };
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: "b",
+    GIT_AUTHOR_EMAIL: "b@x",
+    GIT_COMMITTER_NAME: "b",
+    GIT_COMMITTER_EMAIL: "b@x",
+  };
   await exec("git", ["init", "--quiet", "--initial-branch=main", work]);
   for (let p = 0; p < PACKAGES; p++) {
     for (const [path, content] of Object.entries(packageFiles(`pkg${p}`, 0))) {
@@ -65,8 +74,20 @@ async function time<T>(samples: number[], op: () => Promise<T>, label?: string):
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function benchStore(url: string, client: GitClientKind, cacheRoot: string): Promise<Record<string, number>> {
-  const s: Record<string, number[]> = { clone: [], listCold: [], listWarm: [], draft: [], propose: [], publish: [], content: [] };
+async function benchStore(
+  url: string,
+  client: GitClientKind,
+  cacheRoot: string,
+): Promise<Record<string, number>> {
+  const s: Record<string, number[]> = {
+    clone: [],
+    listCold: [],
+    listWarm: [],
+    draft: [],
+    propose: [],
+    publish: [],
+    content: [],
+  };
   const store = new GitContentStore({ url, directory: "packages" }, { cacheRoot, client });
   await time(s.clone, () => store.open());
   await time(s.listCold, () => store.listPackageRevisions());
@@ -91,7 +112,12 @@ async function benchStore(url: string, client: GitClientKind, cacheRoot: string)
 }
 
 /** isomorphic-git: push a new branch carrying one changed package, with and without the base hint. */
-async function benchIsoPush(url: string, cacheRoot: string, hint: boolean, round: number): Promise<number> {
+async function benchIsoPush(
+  url: string,
+  cacheRoot: string,
+  hint: boolean,
+  round: number,
+): Promise<number> {
   const gitdir = join(cacheRoot, `iso-push-${hint}-${round}`);
   const client = new IsoGitClient({ gitdir, url, branch: "main", thinPackHint: hint });
   await client.init();
@@ -100,8 +126,19 @@ async function benchIsoPush(url: string, cacheRoot: string, hint: boolean, round
   const base = await client.readCommit(head);
   const pkg = await buildTree(client, packageFiles("pkg0", 100 + round));
   const tree = await replaceSubtree(client, base.tree, "packages/pkg0", pkg);
-  const sig = { name: "b", email: "b@x", timestamp: Math.floor(Date.now() / 1000), timezoneOffset: 0 };
-  const commit = await client.writeCommit({ tree, parents: [head], message: `edit (hint ${hint})`, author: sig, committer: sig });
+  const sig = {
+    name: "b",
+    email: "b@x",
+    timestamp: Math.floor(Date.now() / 1000),
+    timezoneOffset: 0,
+  };
+  const commit = await client.writeCommit({
+    tree,
+    parents: [head],
+    message: `edit (hint ${hint})`,
+    author: sig,
+    committer: sig,
+  });
   const start = performance.now();
   const before = pushedBytes;
   await client.push([{ ref: `refs/heads/push-test-${hint}-${round}`, oid: commit, expect: null }]);
@@ -113,8 +150,9 @@ async function main(): Promise<void> {
   const tmp = await mkdtemp(join(tmpdir(), "porch-bench-"));
   const server = await startGitServer({
     root: join(tmp, "served"),
-    onRequest: (r) => {
-      if (r.method === "POST" && r.path.endsWith("/git-receive-pack")) pushedBytes += r.requestBytes;
+    onRequest: r => {
+      if (r.method === "POST" && r.path.endsWith("/git-receive-pack"))
+        pushedBytes += r.requestBytes;
     },
   });
   try {
@@ -125,18 +163,27 @@ async function main(): Promise<void> {
     }
     const ops = Object.keys(rows[0][1]);
     const git = (await exec("git", ["--version"])).stdout.trim();
-    console.log(`\n${PACKAGES} packages x ${FILES} files on main, ${ROUNDS} rounds, median ms (node ${process.version}, ${git})\n`);
+    console.log(
+      `\n${PACKAGES} packages x ${FILES} files on main, ${ROUNDS} rounds, median ms (node ${process.version}, ${git})\n`,
+    );
     console.log(`| client | ${ops.join(" | ")} |`);
     console.log(`|---|${ops.map(() => "---:").join("|")}|`);
-    for (const [client, values] of rows) console.log(`| ${client} | ${ops.map((o) => values[o].toFixed(0)).join(" | ")} |`);
+    for (const [client, values] of rows)
+      console.log(`| ${client} | ${ops.map(o => values[o].toFixed(0)).join(" | ")} |`);
     const withHint: number[] = [];
     const without: number[] = [];
     for (let r = 0; r < 3; r++) {
       withHint.push(await benchIsoPush(url, join(tmp, "iso-push"), true, r));
       without.push(await benchIsoPush(url, join(tmp, "iso-push"), false, r));
     }
-    console.log(`\nisomorphic-git push of a new branch with one changed package: ${median(withHint).toFixed(0)} ms with the base hint, ${median(without).toFixed(0)} ms without`);
-    console.log(`\nbytes pushed (median): ${Object.entries(pushed).map(([k, v]) => `${k} ${median(v)}`).join(", ")}`);
+    console.log(
+      `\nisomorphic-git push of a new branch with one changed package: ${median(withHint).toFixed(0)} ms with the base hint, ${median(without).toFixed(0)} ms without`,
+    );
+    console.log(
+      `\nbytes pushed (median): ${Object.entries(pushed)
+        .map(([k, v]) => `${k} ${median(v)}`)
+        .join(", ")}`,
+    );
   } finally {
     await server.close();
     await rm(tmp, { recursive: true, force: true });

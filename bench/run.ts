@@ -1,0 +1,158 @@
+// `npm run bench [-- --sizes 10,100,1000] [--scenarios fanout,upgrade,events,admission,floor]
+//   [--out bench/results] [--max-wait-s S] [--cpu-prof]`, or `-- --from <results.json>` to
+//   rewrite the table and chart of an earlier run.
+// For each N: a fresh embedded default (control plane, the built module as two host processes,
+// git servers), a fleet of 10 deployment repositories, then the scenarios and the floors.
+// Results go to <out>/results.{json,md} and <out>/time-vs-n.png after every N; the module's
+// logs (and CPU profiles with --cpu-prof) are kept in .local/bench/n<N>/.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { tuneFluentClient } from "../capabilities/shared/kube-client-tuning";
+import { startEnvironment, type Environment } from "../hack/environment";
+import { repoRoot } from "../hack/cluster/paths";
+import { apiFloor, floorInputs, gitFloor, withControllersFrozen } from "./floor";
+import { Api } from "./kube";
+import { findPid, machine, ProcessMeter, readPid } from "./metrics";
+import { writeResults, type BenchResults, type SizeResult } from "./report";
+import { admissionLatency } from "./scenarios/admission";
+import { pidFile, settled, type BenchContext } from "./scenarios/context";
+import { eventCosts } from "./scenarios/events";
+import { fanOut, limits } from "./scenarios/fanout";
+import { createFleet } from "./scenarios/fleet";
+import { publishDrafts, publishUpstreamV2, upgrade } from "./scenarios/upgrade";
+
+const SCENARIOS = ["fanout", "upgrade", "events", "admission", "floor"];
+
+function option(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+function pidsOf(ctx: Omit<BenchContext, "meter">): () => Record<string, number | undefined> {
+  const pidOf = (name: "watcher" | "admission") => readPid(pidFile(ctx, name));
+  const byName = (name: string) =>
+    ctx.env.controlPlane.processes.find(p => p.name === name)?.child.pid;
+  const git = findPid(["--root", join(ctx.env.stateDir, "git")]);
+  return () => ({
+    watcher: pidOf("watcher"),
+    admission: pidOf("admission"),
+    apiserver: byName("kube-apiserver"),
+    etcd: byName("etcd"),
+    git,
+    bench: process.pid,
+  });
+}
+
+async function runSize(ctx: BenchContext, n: number, wanted: Set<string>, result: SizeResult) {
+  log(`N = ${n}: creating the fleet`);
+  const fleet = await createFleet(ctx, n);
+  try {
+    await settled(ctx);
+    if (["fanout", "upgrade", "floor"].some(s => wanted.has(s))) {
+      log(`N = ${n}: fan-out`);
+      result.fanOut = await fanOut(ctx, fleet);
+      log(`  ${JSON.stringify(result.fanOut.timeline)}`);
+    }
+    // A cut-short fan-out still gets its floors (the controllers are frozen for them).
+    const complete = !result.fanOut?.error;
+    if (complete && wanted.has("upgrade")) {
+      log(`N = ${n}: publishing the ${n} drafts`);
+      result.publish = await publishDrafts(ctx, fleet);
+      log(`  ${JSON.stringify(result.publish.timeline)}`);
+      await publishUpstreamV2(ctx, fleet);
+      log(`N = ${n}: upgrade to v2`);
+      result.upgrade = await upgrade(ctx, fleet);
+      log(`  ${JSON.stringify(result.upgrade.timeline)}`);
+      if (result.upgrade.error) throw new Error(result.upgrade.error);
+    }
+    if (complete && wanted.has("events")) {
+      log(`N = ${n}: event cost`);
+      result.events = await eventCosts(ctx, fleet);
+    }
+    if (complete && wanted.has("admission")) {
+      log(`N = ${n}: admission latency`);
+      result.admission = await admissionLatency(ctx, fleet);
+    }
+    if (wanted.has("floor")) {
+      const { objects, drafts, synthesized } = floorInputs(fleet);
+      log(`N = ${n}: floors (${objects.variants.length} of each kind, controllers frozen)`);
+      result.floor = await withControllersFrozen(ctx, async pid => ({
+        api: await apiFloor(ctx, objects, pid),
+        git: await gitFloor(ctx, drafts),
+        synthesized,
+      }));
+      log(`  ${JSON.stringify(result.floor)}`);
+    }
+    if (result.fanOut?.error) throw new Error(result.fanOut.error);
+  } finally {
+    fleet.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  // --from <results.json>: rewrite the table and chart of an earlier run without running.
+  const from = option("from", "");
+  if (from)
+    return writeResults(
+      dirname(resolve(from)),
+      JSON.parse(readFileSync(from, "utf8")) as BenchResults,
+    );
+  const sizes = option("sizes", "10,100,1000").split(",").map(Number);
+  const wanted = new Set(option("scenarios", SCENARIOS.join(",")).split(","));
+  const unknown = [...wanted].filter(s => !SCENARIOS.includes(s));
+  if (unknown.length > 0 || sizes.some(n => !(n >= 10)))
+    throw new Error(`usage: --sizes 10,100,1000 (each ≥ 10) --scenarios ${SCENARIOS.join(",")}`);
+  const out = resolve(option("out", join(repoRoot, "bench", "results")));
+  limits.maxWaitMs = Number(option("max-wait-s", "Infinity")) * 1000;
+  // The API floor goes through kubernetes-fluent-client as the operator runs it.
+  if (!process.env.PORCH_PEPR_KUBE_CLIENT_UNTUNED) tuneFluentClient();
+  const results: BenchResults = {
+    machine: machine(),
+    date: new Date().toISOString(),
+    scenarios: [...wanted],
+    sizes: [],
+  };
+  for (const n of sizes) {
+    const workDir = mkdtempSync(join(tmpdir(), `porch-pepr-bench-${n}-`));
+    const keep = join(repoRoot, ".local", "bench", `n${n}`);
+    rmSync(keep, { recursive: true, force: true });
+    mkdirSync(keep, { recursive: true });
+    process.env.PORCH_PEPR_GIT_CACHE = join(workDir, "operator-cache");
+    if (process.argv.includes("--cpu-prof"))
+      process.env.PORCH_PEPR_MODULE_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${join(keep, "profiles")}`;
+    const env: Environment = await startEnvironment({ purpose: "bench" });
+    process.env.KUBECONFIG = env.kubeconfig; // kubernetes-fluent-client (the API floor) reads it
+    const base = {
+      env,
+      api: new Api(env.controlPlane.server, env.controlPlane.certs),
+      ca: readFileSync(env.controlPlane.certs.caCert),
+      workDir,
+    };
+    const ctx: BenchContext = { ...base, meter: new ProcessMeter(pidsOf(base)) };
+    const result: SizeResult = { n };
+    results.sizes.push(result);
+    try {
+      await runSize(ctx, n, wanted, result);
+    } catch (error) {
+      result.error = error instanceof Error ? error.message : String(error);
+      log(`N = ${n} failed: ${result.error}`);
+    } finally {
+      writeResults(out, results);
+      cpSync(join(env.stateDir, "logs"), join(keep, "logs"), { recursive: true });
+      await env.stop().catch(() => undefined);
+      rmSync(workDir, { recursive: true, force: true });
+    }
+  }
+  log(`results in ${out}`);
+}
+
+main().then(
+  () => process.exit(0),
+  error => {
+    process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

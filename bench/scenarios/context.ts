@@ -1,0 +1,113 @@
+// What every scenario gets: the environment, the benchmark's API client, and measure(), which
+// wraps a step with the cost it caused (requests, reconciles, CPU, RSS).
+import { join } from "node:path";
+import type { Environment } from "../../hack/environment";
+import type { Api } from "../kube";
+import {
+  apiRequests,
+  diff,
+  ProcessMeter,
+  reconcileCounts,
+  round,
+  sum,
+  type Usage,
+} from "../metrics";
+
+export interface BenchContext {
+  env: Environment;
+  api: Api;
+  /** The control plane's CA (the module's HTTPS endpoints are signed by it). */
+  ca: Buffer;
+  meter: ProcessMeter;
+  /** Scratch folder of this run (git caches of the benchmark's own writers). */
+  workDir: string;
+}
+
+export interface Cost {
+  /** Requests the operator made (the benchmark's own subtracted), "VERB resource" → count. */
+  requests: Record<string, number>;
+  requestTotal: number;
+  /** Reconciles by controller. */
+  reconciles: Record<string, number>;
+  usage: Usage;
+}
+
+export const reconciles = (ctx: BenchContext) =>
+  reconcileCounts(ctx.env.module.ports.watcher, ctx.ca);
+
+export const pidFile = (ctx: Pick<BenchContext, "env">, name: "watcher" | "admission") =>
+  join(ctx.env.stateDir, "logs", `module-${name}.pid`);
+
+/** Runs `step` and returns its result with what it cost the operator and the machine. */
+export async function measure<T>(
+  ctx: BenchContext,
+  step: () => Promise<T>,
+): Promise<{ result: T; cost: Cost }> {
+  const [requestsBefore, reconcilesBefore] = await Promise.all([
+    apiRequests(ctx.api),
+    reconciles(ctx),
+  ]);
+  const sentBefore = { ...ctx.api.sent };
+  ctx.meter.start();
+  let usage: Usage;
+  let result: T;
+  try {
+    result = await step();
+  } finally {
+    usage = ctx.meter.stop();
+  }
+  const [requestsAfter, reconcilesAfter] = await Promise.all([
+    apiRequests(ctx.api),
+    reconciles(ctx),
+  ]);
+  const ours = diff(ctx.api.sent, sentBefore);
+  const requests = diff(diff(requestsAfter, requestsBefore), ours);
+  return {
+    result,
+    cost: {
+      requests,
+      requestTotal: sum(requests),
+      reconciles: diff(reconcilesAfter, reconcilesBefore),
+      usage,
+    },
+  };
+}
+
+/**
+ * Resolves (with performance.now() of the last activity) once no reconcile started and the
+ * controller process used under 25% of a CPU for `quietMs`: the operator has settled.
+ */
+export async function settled(
+  ctx: BenchContext,
+  quietMs = 3000,
+  timeoutMs = 1_800_000,
+): Promise<number> {
+  const started = performance.now();
+  const deadline = started + timeoutMs;
+  let last = JSON.stringify(await reconciles(ctx));
+  let lastChange = performance.now();
+  let cpu = watcherCpu(ctx);
+  let nextReport = started + 15_000;
+  while (performance.now() < deadline) {
+    await new Promise(r => setTimeout(r, 500));
+    const now = JSON.stringify(await reconciles(ctx));
+    const cpuNow = watcherCpu(ctx);
+    // A reconcile in progress keeps a CPU busy; idle bookkeeping (timers, GC) stays well under 25%.
+    if (now !== last || cpuNow - cpu > 0.125) lastChange = performance.now();
+    if (performance.now() > nextReport) {
+      nextReport += 15_000;
+      const busy = Math.round(((cpuNow - cpu) / 0.5) * 100);
+      process.stderr.write(`  ... settling: controller ${busy}% of a CPU, reconciles ${now}\n`);
+    }
+    last = now;
+    cpu = cpuNow;
+    if (performance.now() - lastChange >= quietMs) return lastChange;
+  }
+  throw new Error(`the operator did not settle within ${timeoutMs / 1000}s`);
+}
+
+function watcherCpu(ctx: BenchContext): number {
+  return ctx.meter.cpuSecondsOf("watcher") ?? 0;
+}
+
+export const seconds = (ms: number) => round(ms / 1000, 2);
