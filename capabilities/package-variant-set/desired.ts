@@ -9,18 +9,19 @@ import {
 } from "../../lib/package-variant-set";
 import { selectUpstream, upstreamNotFoundMessage } from "../../lib/packages/upstream";
 import { validatePackageVariantSet } from "../../lib/validation";
+import { cachedPackageRevisions } from "../shared/revision-cache";
 import { emptyOutcome, SetOutcome, stall } from "./status";
 import { unrollTargets } from "./targets";
 
-/** Seed 000 "Find Upstream PR": the upstream package's revisions, filtered by the API server. */
+/** Seed 000 "Find Upstream PR": the upstream package's revisions, from the watch's cache. */
 async function findUpstream(set: PackageVariantSet): Promise<PackageRevision | undefined> {
   const upstream = set.spec?.upstream ?? {};
-  const revisions = await K8s(PackageRevision)
-    .InNamespace(set.metadata?.namespace ?? "")
-    .WithField("spec.repository", upstream.repo ?? "")
-    .WithField("spec.packageName", upstream.package ?? "")
-    .Get();
-  return selectUpstream(revisions.items, upstream);
+  const revisions = await cachedPackageRevisions(
+    set.metadata?.namespace ?? "",
+    upstream.repo,
+    upstream.package,
+  );
+  return selectUpstream(revisions, upstream);
 }
 
 async function repositoriesOf(namespace: string) {

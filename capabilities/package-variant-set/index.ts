@@ -2,8 +2,9 @@ import { Capability, kind } from "pepr";
 import { PackageRevision, PackageVariant, PackageVariantSet, Repository } from "../../crd-types";
 import { Controller, keyOf } from "../shared/controller";
 import { DynamicWatches } from "../shared/dynamic-watches";
+import { revisionCache } from "../shared/revision-cache";
 import { reconcilePackageVariantSet, sets } from "./reconcile";
-import { SET_LABEL } from "./variants";
+import { SET_LABEL, variantCache } from "./variants";
 
 /**
  * PackageVariantSet: fans one upstream out to many targets (repository lists, Repository label
@@ -34,13 +35,25 @@ When(PackageVariantSet)
   .IsDeleted()
   .Watch(set => sets.remove(keyOf(set), set.metadata?.uid));
 
-// A PackageVariant of a set changed (its Ready state, or someone edited or deleted it).
+// A PackageVariant of a set changed (its Ready state, or someone edited or deleted it). A set
+// of N variants sees several such events per variant and each reconcile plans all N targets,
+// so these reconcile the set at most once a second (all events of that second in one).
+const VARIANT_EVENT_DELAY_MS = 1_000;
+const enqueueSoon = (keys: string[]) =>
+  keys.forEach(k => setController.queue.addAfter(k, VARIANT_EVENT_DELAY_MS));
+
 When(PackageVariant)
   .IsCreatedOrUpdated()
-  .Watch(pv => enqueueAll(ownerSet(pv)));
+  .Watch(pv => {
+    variantCache.upsert(pv);
+    enqueueSoon(ownerSet(pv));
+  });
 When(PackageVariant)
   .IsDeleted()
-  .Watch(pv => enqueueAll(ownerSet(pv)));
+  .Watch(pv => {
+    variantCache.remove(pv);
+    enqueueSoon(ownerSet(pv));
+  });
 
 function ownerSet(pv: PackageVariant): string[] {
   const key = sets.keyOfUid(pv.metadata?.labels?.[SET_LABEL] ?? "");
@@ -50,10 +63,16 @@ function ownerSet(pv: PackageVariant): string[] {
 // A revision of an upstream package appeared, was published or went away.
 When(PackageRevision)
   .IsCreatedOrUpdated()
-  .Watch(pr => enqueueAll(upstreamSets(pr)));
+  .Watch(pr => {
+    revisionCache.upsert(pr);
+    enqueueAll(upstreamSets(pr));
+  });
 When(PackageRevision)
   .IsDeleted()
-  .Watch(pr => enqueueAll(upstreamSets(pr)));
+  .Watch(pr => {
+    revisionCache.remove(pr);
+    enqueueAll(upstreamSets(pr));
+  });
 
 function upstreamSets(pr: PackageRevision): string[] {
   return sets.forUpstream(

@@ -3,20 +3,31 @@ import { PackageVariant, PackageVariantSet } from "../../crd-types";
 import { mapLimit } from "../../lib/controller/concurrency";
 import { PACKAGE_VARIANT_FINALIZER } from "../../lib/package-variant";
 import { DesiredVariant, SetPlan } from "../../lib/package-variant-set";
-import { errorMessage, isNotFound } from "../shared/api-errors";
+import { WatchCache } from "../../lib/controller/watch-cache";
+import { errorMessage, httpStatus, isNotFound } from "../shared/api-errors";
 
 export const SET_LABEL = "config.porch.kpt.dev/packagevariantset";
 
 /** Writes to the API at a time; a set of a thousand targets must not open a thousand requests. */
 const WRITE_CONCURRENCY = 16;
 
+/** Every PackageVariant the capability's watch delivered, by the set UID they are labelled with. */
+export const variantCache = new WatchCache<PackageVariant>({
+  set: pv => pv.metadata?.labels?.[SET_LABEL],
+});
+
+/**
+ * The set's PackageVariants, from the watch's cache (no LIST per reconcile). It may lag by an
+ * event, which the plan tolerates: a create that finds the variant already there is left to
+ * the next reconcile (its event triggers one), deletes accept NotFound, updates replace the spec.
+ */
 export async function listVariants(set: PackageVariantSet): Promise<PackageVariant[]> {
-  const uid = set.metadata?.uid ?? "";
-  const list = await K8s(PackageVariant)
-    .InNamespace(set.metadata?.namespace ?? "")
-    .WithLabel(SET_LABEL, uid)
-    .Get();
-  return list.items;
+  const namespace = set.metadata?.namespace ?? "";
+  await variantCache.prime(
+    namespace,
+    async () => (await K8s(PackageVariant).InNamespace(namespace).Get()).items,
+  );
+  return variantCache.by("set", set.metadata?.uid ?? "");
 }
 
 function newVariant(set: PackageVariantSet, desired: DesiredVariant): PackageVariant {
@@ -67,13 +78,17 @@ export async function applyPlan(set: PackageVariantSet, plan: SetPlan): Promise<
       outcome.failures.set(name, errorMessage(error));
     }
   };
-  await mapLimit(plan.create, WRITE_CONCURRENCY, d =>
-    attempt(
+  await mapLimit(plan.create, WRITE_CONCURRENCY, d => {
+    let created = true;
+    return attempt(
       d.name,
-      () => K8s(PackageVariant).Create(newVariant(set, d)),
-      () => outcome.created++,
-    ),
-  );
+      () =>
+        K8s(PackageVariant)
+          .Create(newVariant(set, d))
+          .catch(e => (httpStatus(e) === 409 ? (created = false) : Promise.reject(e))),
+      () => created && outcome.created++,
+    );
+  });
   await mapLimit(plan.update, WRITE_CONCURRENCY, ({ existing, desired }) => {
     const name = existing.metadata?.name ?? "";
     return attempt(

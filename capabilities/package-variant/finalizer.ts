@@ -26,7 +26,7 @@ export async function reconcileFinalizer(pv: PackageVariant): Promise<boolean> {
     return false;
   }
   if (!finalizers.includes(PACKAGE_VARIANT_FINALIZER)) return true;
-  const changes = planDeletion(pv, await relevantRevisions(pv));
+  const changes = planDeletion(pv, await relevantRevisions(pv, { fresh: true }));
   const failures: string[] = [];
   for (const change of changes) {
     try {

@@ -5,6 +5,8 @@ import { revisionRelevance, variantRelevance } from "../../lib/package-variant";
 import { Controller, keyOf } from "../shared/controller";
 import { DynamicWatches } from "../shared/dynamic-watches";
 import { reconcilePackageVariant, variants } from "./reconcile";
+import { revisionCache } from "../shared/revision-cache";
+import { forgetRenderStatus } from "./status";
 
 /**
  * PackageVariant: derives a downstream package from an upstream one and keeps it in sync:
@@ -49,12 +51,15 @@ When(PackageVariant)
 When(PackageRevision)
   .IsCreatedOrUpdated()
   .Watch(pr => {
+    revisionCache.upsert(pr);
     if (revisionChanges.changed(uidOf(pr), pr)) enqueueAll(concerned(pr));
   });
 When(PackageRevision)
   .IsDeleted()
   .Watch(pr => {
+    revisionCache.remove(pr);
     revisionChanges.forget(uidOf(pr));
+    forgetRenderStatus(pr);
     enqueueAll(concerned(pr));
   });
 

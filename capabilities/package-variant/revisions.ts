@@ -3,37 +3,53 @@ import type { Operation } from "kubernetes-fluent-client";
 import { PackageRevision, PackageVariant } from "../../crd-types";
 import type { RevisionChange } from "../../lib/package-variant";
 import { httpStatus, isNotFound } from "../shared/api-errors";
-
-/** Marks the revisions a PackageVariant created or adopted, so they are found by label. */
-export const PACKAGE_VARIANT_LABEL = "config.porch.kpt.dev/packagevariant";
+import {
+  cachedOwnedRevisions,
+  cachedPackageRevisions,
+  PACKAGE_VARIANT_LABEL,
+} from "../shared/revision-cache";
 
 /**
  * The revisions a PackageVariant's decisions need: its upstream package's, its downstream
- * package's and the ones it owns elsewhere (after a retarget). Three filtered lists, so a
- * reconcile costs the same with ten variants in the namespace or ten thousand.
+ * package's and the ones it owns elsewhere (after a retarget), from the watch's cache, so a
+ * reconcile costs no LIST. The cache may lag by an event: what a reconcile creates has a
+ * deterministic name and an AlreadyExists is accepted. `fresh` (deletion, which must not
+ * miss a revision) reads the API server instead, with three filtered lists.
  */
-export async function relevantRevisions(pv: PackageVariant): Promise<PackageRevision[]> {
+export async function relevantRevisions(
+  pv: PackageVariant,
+  { fresh = false } = {},
+): Promise<PackageRevision[]> {
   const ns = pv.metadata?.namespace ?? "";
-  const byPackage = async (repo = "", pkg = "") =>
-    (
-      await K8s(PackageRevision)
+  const { upstream, downstream } = pv.spec ?? {};
+  const owner = pv.metadata?.name ?? "";
+  let found: PackageRevision[][];
+  if (fresh) {
+    const byPackage = async (repo = "", pkg = "") =>
+      (
+        await K8s(PackageRevision)
+          .InNamespace(ns)
+          .WithField("spec.repository", repo)
+          .WithField("spec.packageName", pkg)
+          .Get()
+      ).items;
+    found = await Promise.all([
+      byPackage(upstream?.repo, upstream?.package),
+      byPackage(downstream?.repo, downstream?.package),
+      K8s(PackageRevision)
         .InNamespace(ns)
-        .WithField("spec.repository", repo)
-        .WithField("spec.packageName", pkg)
+        .WithLabel(PACKAGE_VARIANT_LABEL, owner)
         .Get()
-    ).items;
-  const [upstream, downstream, owned] = await Promise.all([
-    byPackage(pv.spec?.upstream?.repo, pv.spec?.upstream?.package),
-    byPackage(pv.spec?.downstream?.repo, pv.spec?.downstream?.package),
-    K8s(PackageRevision)
-      .InNamespace(ns)
-      .WithLabel(PACKAGE_VARIANT_LABEL, pv.metadata?.name ?? "")
-      .Get()
-      .then(l => l.items),
-  ]);
-  const byName = new Map(
-    [...upstream, ...downstream, ...owned].map(pr => [pr.metadata?.name ?? "", pr]),
-  );
+        .then(l => l.items),
+    ]);
+  } else {
+    found = await Promise.all([
+      cachedPackageRevisions(ns, upstream?.repo, upstream?.package),
+      cachedPackageRevisions(ns, downstream?.repo, downstream?.package),
+      cachedOwnedRevisions(ns, owner),
+    ]);
+  }
+  const byName = new Map(found.flat().map(pr => [pr.metadata?.name ?? "", pr]));
   return [...byName.values()];
 }
 

@@ -1,8 +1,14 @@
 import { K8s } from "pepr";
 import { isDeepStrictEqual } from "node:util";
-import { PackageRevisionResources, PackageVariant, PackageVariantStatus } from "../../crd-types";
+import {
+  PackageRevision,
+  PackageRevisionResources,
+  PackageVariant,
+  PackageVariantStatus,
+} from "../../crd-types";
 import { Condition, setCondition } from "../../lib/kubernetes/conditions";
 import { isNotFound } from "../shared/api-errors";
+import { cachedRevision } from "../shared/revision-cache";
 
 export interface VariantOutcome {
   /** Needs the user: an invalid spec or a missing upstream (the reference's ValidationError). */
@@ -13,10 +19,31 @@ export interface VariantOutcome {
   targets: string[];
 }
 
-async function renderStatusOf(namespace: string, name: string) {
+type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatus"];
+
+/**
+ * Render status by revision name, as of the PackageRevisionResources version its revision says
+ * was last rendered: a status write re-reads the (large) resources object only after a render.
+ */
+const renderStatuses = new Map<string, { version: string; renderStatus: RenderStatus }>();
+
+export function forgetRenderStatus(pr: PackageRevision): void {
+  renderStatuses.delete(`${pr.metadata?.namespace ?? ""}/${pr.metadata?.name ?? ""}`);
+}
+
+async function renderStatusOf(namespace: string, name: string): Promise<RenderStatus> {
+  const key = `${namespace}/${name}`;
+  const rendered = cachedRevision(namespace, name)?.status?.observedPrrResourceVersion;
+  const known = renderStatuses.get(key);
+  if (rendered && known?.version === rendered) return known.renderStatus;
+  renderStatuses.delete(key);
   try {
     const prr = await K8s(PackageRevisionResources).InNamespace(namespace).Get(name);
-    return prr.status?.renderStatus;
+    const renderStatus = prr.status?.renderStatus;
+    // The render's status is written before the revision records the version it rendered.
+    if (rendered && prr.metadata?.resourceVersion === rendered)
+      renderStatuses.set(key, { version: rendered, renderStatus });
+    return renderStatus;
   } catch (error) {
     if (isNotFound(error)) return undefined;
     throw error;

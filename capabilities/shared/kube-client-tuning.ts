@@ -13,7 +13,10 @@ import { createRequire } from "node:module";
  * - every undici Agent dispatches through the first agent made with the same options and TLS
  *   identity, so connections are pooled and kept alive across requests;
  * - KubeConfig.loadFromDefault and applyToFetchOptions reuse their result for a few seconds,
- *   so a rotated service-account token or an edited kubeconfig is still picked up.
+ *   so a rotated service-account token or an edited kubeconfig is still picked up;
+ * - with a kubeconfig that carries no token (client certificates: a host process, `pepr dev`)
+ *   KFC tries to read the in-cluster token file on every request: that one read, failed or
+ *   not, is reused for a few seconds too.
  */
 export const REUSE_MS = 10_000;
 
@@ -99,13 +102,40 @@ function reuseKubeConfig({ KubeConfig }: KubeConfigModule): void {
   };
 }
 
-/** Applies both tunings once to the given modules. */
-export function tuneKubeClient(undici: UndiciModule, kubeConfig: KubeConfigModule): void {
+export const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+export interface FsPromises {
+  readFile(path: unknown, ...rest: unknown[]): Promise<unknown>;
+}
+
+function reuseTokenReads(fsPromises: FsPromises): void {
+  const readFile = fsPromises.readFile;
+  let last: { at: number; read: Promise<unknown> } | undefined;
+  fsPromises.readFile = function (this: unknown, path: unknown, ...rest: unknown[]) {
+    // Only KFC's exact call is reused; every other read goes through untouched.
+    if (path !== SERVICE_ACCOUNT_TOKEN || rest.length !== 1 || rest[0] !== "utf8")
+      return readFile.call(this, path, ...rest);
+    if (!last || Date.now() - last.at > REUSE_MS) {
+      const read = readFile.call(this, path, ...rest);
+      read.catch(() => undefined); // the caller handles it; a reuse must not warn
+      last = { at: Date.now(), read };
+    }
+    return last.read;
+  };
+}
+
+/** Applies the tunings once to the given modules. */
+export function tuneKubeClient(
+  undici: UndiciModule,
+  kubeConfig: KubeConfigModule,
+  fsPromises: FsPromises,
+): void {
   const marked = undici.Agent.prototype as unknown as Record<symbol, boolean>;
   if (marked[TUNED]) return;
   marked[TUNED] = true;
   shareAgents(undici);
   reuseKubeConfig(kubeConfig);
+  reuseTokenReads(fsPromises);
 }
 
 /** The undici and client-node module instances kubernetes-fluent-client itself loads. */
@@ -114,5 +144,7 @@ export function tuneFluentClient(): void {
   tuneKubeClient(
     fromFluentClient("undici") as UndiciModule,
     fromFluentClient("@kubernetes/client-node") as KubeConfigModule,
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    (require("node:fs") as { promises: FsPromises }).promises,
   );
 }

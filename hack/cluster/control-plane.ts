@@ -117,7 +117,8 @@ async function startApiserver(
       "--service-cluster-ip-range=10.0.0.0/24",
       "--authorization-mode=RBAC",
       "--allow-privileged=true",
-      "--profiling=false",
+      // PORCH_PEPR_APISERVER_PROFILING=1 serves /debug/pprof (to profile the API server under npm run bench).
+      `--profiling=${process.env.PORCH_PEPR_APISERVER_PROFILING ? "true" : "false"}`,
       // One client (the operator) on a 2-core box: fairness queuing only adds 429s.
       "--enable-priority-and-fairness=false",
     ],

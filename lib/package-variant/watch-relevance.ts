@@ -1,4 +1,5 @@
 import type { PackageRevision, PackageVariant } from "../../crd-types";
+import { LATEST_REVISION_LABEL } from "../packages/latest-revision";
 
 /**
  * What a PackageVariant reconcile reads of the watched objects (the projections its
@@ -20,18 +21,21 @@ export function variantRelevance(pv: PackageVariant): unknown {
 }
 
 /**
- * Of a PackageRevision: its spec and metadata, and the status fields the state machine reads
- * (revision, creation source, upstream lock, Ready), plus the end of each render, after which
- * the draft's files are checked for the variant's mutations again.
+ * Of a PackageRevision: its spec and metadata (but the latest-revision label, which the
+ * PackageRevision capability moves and no variant decision reads), and the status fields the
+ * state machine reads (revision, creation source, upstream lock, Ready), plus the end of each
+ * render, after which the draft's files are checked for the variant's mutations again.
  */
 export function revisionRelevance(pr: PackageRevision): unknown {
   const m = pr.metadata ?? {};
   const s = pr.status ?? {};
   const ready = s.conditions?.find(c => c.type === "Ready");
+  const labels = { ...m.labels };
+  delete labels[LATEST_REVISION_LABEL];
   return [
     m.uid,
     m.deletionTimestamp,
-    m.labels,
+    labels,
     m.annotations,
     m.ownerReferences,
     pr.spec,

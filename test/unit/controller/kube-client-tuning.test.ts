@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as clientNode from "@kubernetes/client-node";
 import {
+  SERVICE_ACCOUNT_TOKEN,
   tuneKubeClient,
   type KubeConfigModule,
   type UndiciModule,
@@ -11,7 +12,13 @@ import {
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const undici = require("undici") as typeof import("undici");
-tuneKubeClient(undici as unknown as UndiciModule, clientNode as unknown as KubeConfigModule);
+const reads = jest.fn(async (path: unknown, ...rest: unknown[]) => [path, ...rest].join(" "));
+const fsPromises = { readFile: reads };
+tuneKubeClient(
+  undici as unknown as UndiciModule,
+  clientNode as unknown as KubeConfigModule,
+  fsPromises,
+);
 
 const kubeconfig = (server: string) => `apiVersion: v1
 kind: Config
@@ -67,5 +74,21 @@ describe("kube client tuning", () => {
     explicit.loadFromFile(file);
     expect(explicit.getCurrentCluster()?.server).toBe("https://second:6443");
     expect(explicit.applyToFetchOptions({ method: "GET" })).not.toBe(first.applyToFetchOptions({}));
+  });
+
+  it("reuses kubernetes-fluent-client's read of the in-cluster token file, and no other read", async () => {
+    expect(await fsPromises.readFile(SERVICE_ACCOUNT_TOKEN, "utf8")).toBe(
+      `${SERVICE_ACCOUNT_TOKEN} utf8`,
+    );
+    await fsPromises.readFile(SERVICE_ACCOUNT_TOKEN, "utf8");
+    await fsPromises.readFile("/etc/hostname", "utf8");
+    await fsPromises.readFile("/etc/hostname", "utf8");
+    await fsPromises.readFile(SERVICE_ACCOUNT_TOKEN);
+    expect(reads.mock.calls.map(call => call.join(" "))).toEqual([
+      `${SERVICE_ACCOUNT_TOKEN} utf8`,
+      "/etc/hostname utf8",
+      "/etc/hostname utf8",
+      SERVICE_ACCOUNT_TOKEN,
+    ]);
   });
 });

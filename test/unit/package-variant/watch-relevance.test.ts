@@ -1,6 +1,7 @@
 import type { PackageRevision, PackageVariant } from "../../../crd-types";
 import { ChangeFilter } from "../../../lib/controller/change-filter";
 import { revisionRelevance, variantRelevance } from "../../../lib/package-variant";
+import { LATEST_REVISION_LABEL } from "../../../lib/packages/latest-revision";
 
 const draft = (status: Record<string, unknown> = {}, labels: Record<string, string> = {}) =>
   ({
@@ -37,6 +38,8 @@ describe("what a PackageVariant reconcile reads", () => {
     expect(f.changed("u1", draft(later, { "config.porch.kpt.dev/packagevariant": "pv" }))).toBe(
       true,
     );
+    const latest = { "config.porch.kpt.dev/packagevariant": "pv", [LATEST_REVISION_LABEL]: "true" };
+    expect(f.changed("u1", draft(later, latest))).toBe(false);
   });
 
   it("of the variant: everything but its status", () => {

@@ -1,0 +1,116 @@
+interface Cached {
+  metadata?: {
+    uid?: string;
+    namespace?: string;
+    resourceVersion?: string;
+    managedFields?: unknown;
+  };
+}
+
+/** Index name → the key an object is found under (undefined: not in that index). */
+export type Indexers<T> = Record<string, (obj: T) => string | undefined>;
+
+const TOMBSTONE_MS = 10 * 60_000;
+
+/**
+ * Objects as a watch last delivered them, with indexes, so a reconcile finds what it needs
+ * without a LIST. (A filtered LIST still makes the API server read and encode every object of
+ * the namespace it matches: with a thousand variants reconciling a few times each, LISTs were
+ * the API server's main cost, measured by npm run bench.)
+ *
+ * Like a client-go informer cache it may lag the API server by an event, so callers tolerate
+ * that (deterministic names, creates that accept AlreadyExists, deletes that accept NotFound)
+ * or LIST instead. A namespace is primed from one LIST before its first use, because a watch
+ * does not say when it has delivered the initial state.
+ */
+export class WatchCache<T extends Cached> {
+  readonly #byUid = new Map<string, T>();
+  readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  /** Recently deleted uids (→ when): a LIST that raced a deletion must not revive them. */
+  readonly #deleted = new Map<string, number>();
+  readonly #primed = new Map<string, Promise<void>>();
+
+  constructor(private readonly indexers: Indexers<T>) {
+    for (const name of Object.keys(indexers)) this.#indexes.set(name, new Map());
+  }
+
+  /** From a watch event or a LIST; a copy older (by resourceVersion) than the one held is ignored. */
+  upsert(obj: T): void {
+    const uid = obj.metadata?.uid;
+    if (!uid || this.#deleted.has(uid)) return;
+    const held = this.#byUid.get(uid);
+    if (held && isOlder(obj, held)) return;
+    if (held) this.#index(uid, held, drop);
+    // managedFields are most of an object's size and nothing a reconcile reads.
+    const slim = { ...obj, metadata: { ...obj.metadata, managedFields: undefined } };
+    this.#byUid.set(uid, slim);
+    this.#index(uid, slim, add);
+  }
+
+  remove(obj: T): void {
+    const uid = obj.metadata?.uid;
+    if (!uid) return;
+    const now = Date.now();
+    // Insertion order is time order: forget tombstones older than any LIST in flight.
+    for (const [old, at] of this.#deleted) {
+      if (now - at < TOMBSTONE_MS) break;
+      this.#deleted.delete(old);
+    }
+    this.#deleted.set(uid, now);
+    const held = this.#byUid.get(uid);
+    if (held) this.#index(uid, held, drop);
+    this.#byUid.delete(uid);
+  }
+
+  /** Fills `namespace` from one `list` (concurrent callers share it); a failure is retried next call. */
+  prime(namespace: string, list: () => Promise<T[]>): Promise<void> {
+    let primed = this.#primed.get(namespace);
+    if (!primed) {
+      primed = list().then(
+        items => items.forEach(obj => this.upsert(obj)),
+        error => {
+          this.#primed.delete(namespace);
+          throw error;
+        },
+      );
+      this.#primed.set(namespace, primed);
+    }
+    return primed;
+  }
+
+  /** The objects `index` files under `key`. */
+  by(index: string, key: string): T[] {
+    const uids = this.#indexes.get(index)?.get(key) ?? new Set<string>();
+    return [...uids].map(uid => this.#byUid.get(uid)).filter((o): o is T => o !== undefined);
+  }
+
+  get size(): number {
+    return this.#byUid.size;
+  }
+
+  #index(uid: string, obj: T, op: typeof add): void {
+    for (const [name, keyOf] of Object.entries(this.indexers)) {
+      const key = keyOf(obj);
+      if (key !== undefined) op(this.#indexes.get(name)!, key, uid);
+    }
+  }
+}
+
+/** resourceVersions are opaque, but the API server's are integers that only grow. */
+function isOlder(obj: Cached, than: Cached): boolean {
+  const a = Number(obj.metadata?.resourceVersion);
+  const b = Number(than.metadata?.resourceVersion);
+  return Number.isSafeInteger(a) && Number.isSafeInteger(b) && a < b;
+}
+
+function add(index: Map<string, Set<string>>, key: string, uid: string): void {
+  const set = index.get(key) ?? new Set<string>();
+  set.add(uid);
+  index.set(key, set);
+}
+
+function drop(index: Map<string, Set<string>>, key: string, uid: string): void {
+  const set = index.get(key);
+  set?.delete(uid);
+  if (set?.size === 0) index.delete(key);
+}
