@@ -20,10 +20,15 @@ export const FIELD_MANAGER = FIELD_MANAGERS.repository;
 const API_VERSION = "porch.kpt.dev/v1alpha2";
 const CONCURRENCY = 8;
 
+/**
+ * Every PackageRevision of the repository: those this controller mirrored from git and those
+ * created through the API (which carry no repository label). A revision missed here would look
+ * absent and be mirrored again over its own files.
+ */
 export async function listMirrored(repo: Repository): Promise<PackageRevision[]> {
   const list = await K8s(PackageRevision)
     .InNamespace(repo.metadata?.namespace ?? "")
-    .WithLabel(REPOSITORY_LABEL, repo.metadata?.name ?? "")
+    .WithField("spec.repository", repo.metadata?.name ?? "")
     .Get();
   return list.items;
 }

@@ -11,6 +11,7 @@ import {
   revision,
 } from "../support/git";
 import { createNamespace, deleteNamespace, getJson, kubectlOk, listJson } from "../support/kubectl";
+import { createRevision, rendered } from "../support/package-revisions";
 import { eventually } from "../support/wait";
 
 // Repository sync against the real control plane and a real git server over smart HTTP.
@@ -121,6 +122,30 @@ it("picks up a revision published from outside at the next sync", async () => {
       ? true
       : undefined,
   );
+});
+
+it("leaves a revision created through the API to its own controller at a sync", async () => {
+  const name = createRevision(ns, "catalog", "fresh", "ws", {
+    init: { description: "by kubectl" },
+  });
+  await rendered(ns, name);
+  const prrVersion = () =>
+    getJson<{ metadata: { resourceVersion: string } }>("packagerevisionresources", name, ns)
+      ?.metadata.resourceVersion;
+  const before = prrVersion();
+  const lastSync = () => getJson<Repo>("repository", "catalog", ns)?.status?.lastFullSyncTime;
+  const previous = lastSync();
+  syncNow("catalog");
+  await eventually("a sync", () => (lastSync() !== previous ? true : undefined));
+  // Not mirrored again from git over its own files (it carries no repository label).
+  const managers = (
+    JSON.parse(
+      kubectlOk(["get", "packagerevision", name, "-n", ns, "-o", "json", "--show-managed-fields"]),
+    ) as { metadata: { managedFields?: { manager: string }[] } }
+  ).metadata.managedFields?.map(f => f.manager);
+  expect(managers).toContain("packagerev-controller"); // managedFields are shown
+  expect(managers).not.toContain("repository-controller");
+  expect(prrVersion()).toBe(before);
 });
 
 it("uses basic-auth credentials, and with wrong ones reports Ready=False and deletes nothing", async () => {
