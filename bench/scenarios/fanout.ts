@@ -97,6 +97,15 @@ export const variantDrafts = (fleet: Fleet, source?: "cloneFrom" | "upgrade"): K
 export const countWhere = <T>(items: T[], n: number, test: (t: T) => boolean): true | undefined =>
   items.filter(test).length >= n ? true : undefined;
 
+/** Resolves when all N of `drafts()` are rendered (the last milestone of fan-out and upgrade). */
+export const allRendered = (fleet: Fleet, drafts: () => KubeObject[], what: string) =>
+  fleet.revisions.until(
+    `N ${what} rendered`,
+    () => countWhere(drafts(), fleet.n, pr => isRendered(fleet, pr)),
+    allowanceMs(fleet.n),
+    () => `${drafts().filter(pr => isRendered(fleet, pr)).length}/${fleet.n} rendered`,
+  );
+
 export async function fanOut(ctx: BenchContext, fleet: Fleet): Promise<StepResult> {
   const { n } = fleet;
   const allowance = allowanceMs(n);
@@ -124,12 +133,7 @@ export async function fanOut(ctx: BenchContext, fleet: Fleet): Promise<StepResul
         allowance,
         () => `${fleet.variants.values.filter(ready).length}/${n} Ready`,
       ),
-      rendered: fleet.revisions.until(
-        "N drafts rendered",
-        () => countWhere(drafts(), n, pr => isRendered(fleet, pr)),
-        allowance,
-        () => `${drafts().filter(pr => isRendered(fleet, pr)).length}/${n} rendered`,
-      ),
+      rendered: allRendered(fleet, drafts, "drafts"),
     });
     if (!reached.error) reached.timeline.settled = seconds((await settled(ctx)) - start);
     return reached;

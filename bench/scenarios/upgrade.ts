@@ -7,6 +7,7 @@ import { mapLimit } from "../../lib/controller/concurrency";
 import { conditionOf, paths, type KubeObject } from "../kube";
 import { measure, seconds, settled, type BenchContext } from "./context";
 import {
+  allRendered,
   allowanceMs,
   countWhere,
   milestones,
@@ -107,12 +108,7 @@ export async function upgrade(ctx: BenchContext, fleet: Fleet): Promise<StepResu
         allowance,
         () => `${drafts().length}/${n} created`,
       ),
-      rendered: fleet.revisions.until(
-        "N upgrade drafts rendered",
-        () => countWhere(drafts(), n, pr => isRendered(fleet, pr)),
-        allowance,
-        () => `${drafts().filter(pr => isRendered(fleet, pr)).length}/${n} rendered`,
-      ),
+      rendered: allRendered(fleet, drafts, "upgrade drafts"),
     });
     if (!reached.error) reached.timeline.settled = seconds((await settled(ctx)) - start);
     return reached;
