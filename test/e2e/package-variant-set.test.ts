@@ -284,7 +284,16 @@ spec:
   - objectSelector: {apiVersion: e2e.porch.dev/v1, kind: Site, matchLabels: {tier: gold}}
 `);
     await waitForDownstreams("sites", ["cluster-04/base-ns"]);
-    kubectlOk(["delete", "crd", "sites.e2e.porch.dev"]);
+    // Unserve the kind rather than delete the CRD: a deletion first deletes the Site objects
+    // while the kind is still served, and their deletion rightly shrinks the set.
+    kubectlOk([
+      "patch",
+      "crd",
+      "sites.e2e.porch.dev",
+      "--type=json",
+      "-p",
+      '[{"op":"replace","path":"/spec/versions/0/served","value":false}]',
+    ]);
     kubectlOk(["annotate", "packagevariantset", "sites", "-n", ns, "poke=1"]);
     const stalled = await eventually("NoMatchingTargets", () =>
       condition("sites", "Stalled")?.reason === "NoMatchingTargets"
@@ -294,6 +303,7 @@ spec:
     expect(stalled.message).toContain('no kind "Site"');
     expect(downstreams("sites")).toEqual(["cluster-04/base-ns"]);
     expect(variantsOf("sites")[0].metadata.deletionTimestamp).toBeUndefined();
+    kubectlOk(["delete", "crd", "sites.e2e.porch.dev", "--wait=false"]); // cluster-scoped
   });
 
   it("is UpstreamNotFound until the upstream appears, then reconciles by itself", async () => {
