@@ -22,6 +22,8 @@ export const REUSE_MS = 10_000;
 
 interface AgentLike {
   dispatch(options: unknown, handler: unknown): boolean;
+  readonly closed?: boolean;
+  readonly destroyed?: boolean;
 }
 export interface UndiciModule {
   Agent: { prototype: AgentLike };
@@ -59,10 +61,13 @@ function agentIdentity(options: Record<string, unknown> | undefined): string {
 function shareAgents({ Agent }: UndiciModule): void {
   const dispatch = Agent.prototype.dispatch;
   const canonical = new Map<string, AgentLike>();
+  const usable = (agent?: AgentLike) => agent !== undefined && !agent.closed && !agent.destroyed;
   Agent.prototype.dispatch = function (this: AgentLike, options, handler) {
+    // A closed agent fails as undici makes it fail; a closed shared one is replaced.
+    if (!usable(this)) return dispatch.call(this, options, handler);
     const key = agentIdentity(optionsOf(this));
-    const shared = canonical.get(key) ?? (canonical.set(key, this), this);
-    return dispatch.call(shared, options, handler);
+    if (!usable(canonical.get(key))) canonical.set(key, this);
+    return dispatch.call(canonical.get(key)!, options, handler);
   };
 }
 

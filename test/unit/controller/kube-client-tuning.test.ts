@@ -50,6 +50,15 @@ describe("kube client tuning", () => {
       const other = new undici.Agent({ keepAliveTimeout: 600_000, connect: { ca: "other" } });
       await (await undici.fetch(`http://127.0.0.1:${port}/`, { dispatcher: other })).text();
       expect(sockets.size).toBe(pooled + 1);
+      // The shared agent closed by someone: it fails, and the next agent made alike takes over.
+      const agent = () => new undici.Agent({ connect: { ca: "closed later" } });
+      const get = async (dispatcher: InstanceType<typeof undici.Agent>) =>
+        (await undici.fetch(`http://127.0.0.1:${port}/`, { dispatcher })).text();
+      const shared = agent();
+      expect(await get(shared)).toBe("ok");
+      await shared.close();
+      await expect(get(shared)).rejects.toThrow();
+      expect(await get(agent())).toBe("ok");
     } finally {
       server.closeAllConnections();
       server.close();
