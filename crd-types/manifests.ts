@@ -2513,10 +2513,6 @@ export const crdManifests: readonly CrdManifest[] = [
               {
                 "rule": "!has(oldSelf.spec) || !has(oldSelf.spec.git) || has(self.spec) && has(self.spec.git) && (has(self.spec.git.directory) ? self.spec.git.directory : '') == (has(oldSelf.spec.git.directory) ? oldSelf.spec.git.directory : '')",
                 "message": "spec.git.directory is immutable; delete and recreate the Repository to use another directory"
-              },
-              {
-                "rule": "!has(oldSelf.spec) || !has(oldSelf.spec.oci) || (has(self.spec) && has(self.spec.oci) && self.spec.oci.registry == oldSelf.spec.oci.registry)",
-                "message": "spec.oci.registry is immutable; delete and recreate the Repository to use another registry"
               }
             ],
             "properties": {
@@ -2545,11 +2541,10 @@ export const crdManifests: readonly CrdManifest[] = [
                     "default": false
                   },
                   "type": {
-                    "description": "Storage type of the repository. Only `git` is implemented; `oci` is accepted for\ncompatibility with existing manifests but such repositories never become Ready.\nDefaults to `git`. Immutable after creation.",
+                    "description": "Storage type of the repository: `git`, the default and the only type this operator\nserves (a Repository of type `oci` is refused when applied). Immutable after creation.",
                     "type": "string",
                     "enum": [
-                      "git",
-                      "oci"
+                      "git"
                     ],
                     "default": "git"
                   },
@@ -2623,33 +2618,6 @@ export const crdManifests: readonly CrdManifest[] = [
                       "email": {
                         "description": "Author e-mail recorded on commits Porch makes, e.g. `porch@example.com`.",
                         "type": "string"
-                      }
-                    }
-                  },
-                  "oci": {
-                    "description": "Location of the packages in an OCI registry, for type `oci`. Accepted for compatibility only; OCI repositories are not implemented.",
-                    "type": "object",
-                    "required": [
-                      "registry"
-                    ],
-                    "properties": {
-                      "registry": {
-                        "description": "Address of the OCI registry and repository path, e.g. `registry.example.com/org/packages`. Immutable after creation.",
-                        "type": "string"
-                      },
-                      "secretRef": {
-                        "description": "Credentials for the registry.",
-                        "type": "object",
-                        "required": [
-                          "name"
-                        ],
-                        "properties": {
-                          "name": {
-                            "description": "Name of a Secret in the same namespace as the Repository.",
-                            "type": "string",
-                            "minLength": 1
-                          }
-                        }
                       }
                     }
                   }

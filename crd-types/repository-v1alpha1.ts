@@ -56,19 +56,13 @@ export interface Spec {
    */
   git?: Git;
   /**
-   * Location of the packages in an OCI registry, for type `oci`. Accepted for compatibility
-   * only; OCI repositories are not implemented.
-   */
-  oci?: Oci;
-  /**
    * When Porch re-reads the repository (full sync) to discover packages changed outside
    * Porch. Without it Porch syncs on its default period.
    */
   sync?: Sync;
   /**
-   * Storage type of the repository. Only `git` is implemented; `oci` is accepted for
-   * compatibility with existing manifests but such repositories never become Ready.
-   * Defaults to `git`. Immutable after creation.
+   * Storage type of the repository: `git`, the default and the only type this operator
+   * serves (a Repository of type `oci` is refused when applied). Immutable after creation.
    */
   type?: Type;
 }
@@ -123,43 +117,17 @@ export interface Git {
   /**
    * Credentials for the repository. Omit for public repositories that are only read.
    */
-  secretRef?: GitSecretRef;
+  secretRef?: SecretRef;
 }
 
 /**
  * Credentials for the repository. Omit for public repositories that are only read.
  */
-export interface GitSecretRef {
+export interface SecretRef {
   /**
    * Name of a Secret in the same namespace as the Repository, normally of type
    * `kubernetes.io/basic-auth` with keys `username` and `password` (the
    * password may be a personal access token).
-   */
-  name: string;
-}
-
-/**
- * Location of the packages in an OCI registry, for type `oci`. Accepted for compatibility
- * only; OCI repositories are not implemented.
- */
-export interface Oci {
-  /**
-   * Address of the OCI registry and repository path, e.g.
-   * `registry.example.com/org/packages`. Immutable after creation.
-   */
-  registry: string;
-  /**
-   * Credentials for the registry.
-   */
-  secretRef?: OciSecretRef;
-}
-
-/**
- * Credentials for the registry.
- */
-export interface OciSecretRef {
-  /**
-   * Name of a Secret in the same namespace as the Repository.
    */
   name: string;
 }
@@ -184,13 +152,11 @@ export interface Sync {
 }
 
 /**
- * Storage type of the repository. Only `git` is implemented; `oci` is accepted for
- * compatibility with existing manifests but such repositories never become Ready.
- * Defaults to `git`. Immutable after creation.
+ * Storage type of the repository: `git`, the default and the only type this operator
+ * serves (a Repository of type `oci` is refused when applied). Immutable after creation.
  */
 export const Type = {
   Git: "git",
-  Oci: "oci",
 } as const;
 export type Type = (typeof Type)[keyof typeof Type];
 

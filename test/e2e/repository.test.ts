@@ -10,7 +10,16 @@ import {
   registerRepository,
   revision,
 } from "../support/git";
-import { createNamespace, deleteNamespace, getJson, kubectlOk, listJson } from "../support/kubectl";
+import {
+  createNamespace,
+  deleteNamespace,
+  getJson,
+  kubectl,
+  kubectlOk,
+  listJson,
+  mergePatch,
+} from "../support/kubectl";
+import { syncRepository } from "../support/fixtures";
 import { createRevision, rendered } from "../support/package-revisions";
 import { eventually } from "../support/wait";
 
@@ -45,17 +54,7 @@ const summary = (repo: string) =>
         `${pr.spec.packageName}/${pr.spec.workspaceName} ${pr.spec.lifecycle} r${pr.status?.revision} latest=${pr.metadata.labels?.["porch.kpt.dev/latest-revision"]}`,
     )
     .sort();
-const syncNow = (repo: string) =>
-  kubectlOk([
-    "patch",
-    "repository",
-    repo,
-    "-n",
-    ns,
-    "--type=merge",
-    "-p",
-    JSON.stringify({ spec: { sync: { runOnceAt: new Date().toISOString() } } }),
-  ]);
+const syncNow = (repo: string) => syncRepository(ns, repo);
 
 beforeAll(() => {
   ns = createNamespace("e2e-repo");
@@ -198,17 +197,23 @@ it("reports a missing branch, and creates it when asked to", async () => {
     ready("nobranch")?.status === "False" ? ready("nobranch") : undefined,
   );
   expect(missing.message).toContain('branch "release" doesn\'t exist');
-  kubectlOk([
-    "patch",
-    "repository",
-    "nobranch",
-    "-n",
-    ns,
-    "--type=merge",
-    "-p",
-    '{"spec":{"git":{"createBranch":true}}}',
-  ]);
+  mergePatch("repository", "nobranch", ns, { spec: { git: { createBranch: true } } });
   await eventually("Ready=True", () => (ready("nobranch")?.status === "True" ? true : undefined));
+});
+
+it("refuses a Repository of a storage type it does not serve when it is applied", () => {
+  const result = kubectl(
+    ["apply", "-n", ns, "-f", "-"],
+    JSON.stringify({
+      apiVersion: "config.porch.kpt.dev/v1alpha1",
+      kind: "Repository",
+      metadata: { name: "registry" },
+      spec: { type: "oci" },
+    }),
+  );
+  expect(result.code).not.toBe(0);
+  expect(result.stderr).toContain('spec.type: Unsupported value: "oci"');
+  expect(getJson("repository", "registry", ns)).toBeUndefined();
 });
 
 it("cascades the deletion of a Repository to its PackageRevisions", async () => {
