@@ -7,6 +7,7 @@ import {
   isPublished,
   PackageRevisionInfo,
   lockOf,
+  PackageContent,
 } from "../../lib/git";
 import { FIELD_MANAGERS } from "../../lib/packages/field-managers";
 import { packageRevisionObjectName } from "../../lib/packages/naming";
@@ -52,6 +53,26 @@ function gitStatus(store: ContentStore, info: PackageRevisionInfo) {
   };
 }
 
+/** What git says about a revision and its content, applied to its status. */
+async function applyGitStatus(
+  name: string,
+  namespace: string,
+  store: ContentStore,
+  info: PackageRevisionInfo,
+  content: PackageContent,
+): Promise<void> {
+  const status = {
+    ...gitStatus(store, info),
+    ...(content.upstreamLock && { upstreamLock: content.upstreamLock }),
+  };
+  await serverSideApply(
+    PackageRevision,
+    { apiVersion: API_VERSION, kind: "PackageRevision", metadata: { name, namespace }, status },
+    FIELD_MANAGER,
+    "status",
+  );
+}
+
 /** A revision found in git becomes a PackageRevision (and its files a PackageRevisionResources). */
 async function createMirror(
   repo: Repository,
@@ -85,20 +106,7 @@ async function createMirror(
     FIELD_MANAGER,
   );
   const content = await store.getPackageContent(info);
-  await serverSideApply(
-    PackageRevision,
-    {
-      apiVersion: API_VERSION,
-      kind: "PackageRevision",
-      metadata: { name, namespace },
-      status: {
-        ...gitStatus(store, info),
-        ...(content.upstreamLock && { upstreamLock: content.upstreamLock }),
-      },
-    },
-    FIELD_MANAGER,
-    "status",
-  );
+  await applyGitStatus(name, namespace, store, info, content);
   await writeResources(pr, content.files, FIELD_MANAGER);
 }
 
@@ -136,16 +144,7 @@ async function refreshMirror(store: ContentStore, info: PackageRevisionInfo, pr:
   const lock = pr.status?.selfLock?.git;
   if (lock?.commit === info.commit && pr.status?.revision === info.revision) return;
   const content = await store.getPackageContent(info);
-  const status = {
-    ...gitStatus(store, info),
-    ...(content.upstreamLock && { upstreamLock: content.upstreamLock }),
-  };
-  await serverSideApply(
-    PackageRevision,
-    { apiVersion: API_VERSION, kind: "PackageRevision", metadata: { name, namespace }, status },
-    FIELD_MANAGER,
-    "status",
-  );
+  await applyGitStatus(name, namespace, store, info, content);
   if (isPublished(info.lifecycle)) await writeResources(pr, content.files, FIELD_MANAGER);
 }
 

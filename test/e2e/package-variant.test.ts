@@ -1,6 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { createGitRepository, kptfile, registerRepository, revision } from "../support/git";
-import { createNamespace, deleteNamespace, getJson, kubectlOk, listJson } from "../support/kubectl";
+import {
+  createNamespace,
+  deleteNamespace,
+  getJson,
+  kubectlOk,
+  listJson,
+  mergePatch,
+} from "../support/kubectl";
 import {
   condition,
   files,
@@ -147,16 +154,7 @@ describe("UPSTREAM_CHANGED → upgrade draft", () => {
       base("2"),
     );
 
-    kubectlOk([
-      "patch",
-      "packagevariant",
-      "team-a",
-      "-n",
-      ns,
-      "--type=merge",
-      "-p",
-      '{"spec":{"upstream":{"revision":2}}}',
-    ]);
+    mergePatch("packagevariant", "team-a", ns, { spec: { upstream: { revision: 2 } } });
     const upgrade = await oneDraft("team-a");
     expect(upgrade.metadata.name).toBe("deployments.team-a.packagevariant-2");
     await eventually(
@@ -183,16 +181,9 @@ describe("UPSTREAM_CHANGED → upgrade draft", () => {
 describe("MUTATIONS_CHANGED on a published downstream → edit draft", () => {
   it("copies the published revision into a new draft with the new mutations", async () => {
     await publish(ns, "deployments.team-a.packagevariant-2");
-    kubectlOk([
-      "patch",
-      "packagevariant",
-      "team-a",
-      "-n",
-      ns,
-      "--type=merge",
-      "-p",
-      '{"spec":{"packageContext":{"data":{"region":"us"}}}}',
-    ]);
+    mergePatch("packagevariant", "team-a", ns, {
+      spec: { packageContext: { data: { region: "us" } } },
+    });
     const edit = await oneDraft("team-a");
     expect(edit.metadata.name).toBe("deployments.team-a.packagevariant-3");
     await eventually(
@@ -254,32 +245,14 @@ describe("config injection", () => {
       ]),
     );
 
-    kubectlOk([
-      "patch",
-      "siteconfig",
-      "paris",
-      "-n",
-      ns,
-      "--type=merge",
-      "-p",
-      '{"spec":{"zone":"eu-west-9"}}',
-    ]);
+    mergePatch("siteconfig", "paris", ns, { spec: { zone: "eu-west-9" } });
     await eventually(
       "re-injected",
       () =>
         yamlOf(ns, draft.metadata.name, "site.yaml")?.spec?.zone === "eu-west-9" ? true : undefined,
       60_000,
     );
-    kubectlOk([
-      "patch",
-      "configmap",
-      "eu-endpoints",
-      "-n",
-      ns,
-      "--type=merge",
-      "-p",
-      '{"data":{"db":"db2.eu.example"}}',
-    ]);
+    mergePatch("configmap", "eu-endpoints", ns, { data: { db: "db2.eu.example" } });
     await eventually(
       "re-injected",
       () =>
@@ -355,16 +328,7 @@ describe("adoption and deletion", () => {
   });
 
   it("deletionPolicy orphan: revisions stay, without the owner", async () => {
-    kubectlOk([
-      "patch",
-      "packagevariant",
-      "app-eu",
-      "-n",
-      ns,
-      "--type=merge",
-      "-p",
-      '{"spec":{"deletionPolicy":"orphan"}}',
-    ]);
+    mergePatch("packagevariant", "app-eu", ns, { spec: { deletionPolicy: "orphan" } });
     const name = drafts("app-eu")[0].metadata.name;
     kubectlOk(["delete", "packagevariant", "app-eu", "-n", ns]);
     const kept = getJson<PR & { metadata: { ownerReferences?: { kind: string }[] } }>(

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { publishPackages } from "../../hack/demo/repositories";
 import { openContentStore } from "../../lib/git";
 import { createGitRepository, kptfile, registerRepository, revision } from "./git";
-import { getJson, kubectlOk } from "./kubectl";
+import { getJson, mergePatch } from "./kubectl";
 import { eventually } from "./wait";
 
 const urls = new Map<string, string>();
@@ -46,16 +46,7 @@ export async function publishRevision(
   } finally {
     store.close();
   }
-  kubectlOk([
-    "patch",
-    "repository",
-    repo,
-    "-n",
-    namespace,
-    "--type=merge",
-    "-p",
-    JSON.stringify({ spec: { sync: { runOnceAt: new Date().toISOString() } } }),
-  ]);
+  syncRepository(namespace, repo);
   const name = `${repo}.${pkg.replace(/\//g, ".")}.v${n}`;
   await eventually(
     `${name} mirrored`,
@@ -66,4 +57,11 @@ export async function publishRevision(
         : undefined,
     60_000,
   );
+}
+
+/** Asks the Repository controller to sync `repo` now (spec.sync.runOnceAt). */
+export function syncRepository(namespace: string, repo: string): void {
+  mergePatch("repository", repo, namespace, {
+    spec: { sync: { runOnceAt: new Date().toISOString() } },
+  });
 }

@@ -20,6 +20,18 @@ export function kubectlOk(args: string[], input?: string): string {
   return result.stdout;
 }
 
+/** The arguments of `kubectl patch --type=merge` of one object with `patch`. */
+export const mergePatchArgs = (
+  resource: string,
+  name: string,
+  namespace: string,
+  patch: object,
+) => ["patch", resource, name, "-n", namespace, "--type=merge", "-p", JSON.stringify(patch)];
+
+/** A merge patch of one object, as a user makes it; fails the test when kubectl fails. */
+export const mergePatch = (resource: string, name: string, namespace: string, patch: object) =>
+  kubectlOk(mergePatchArgs(resource, name, namespace, patch));
+
 /** A fresh namespace for one test file; delete it in afterAll. */
 export function createNamespace(prefix: string): string {
   const name = `${prefix}-${randomBytes(3).toString("hex")}`;
@@ -69,16 +81,9 @@ export function listJson<T = Record<string, any>>(
 export function deleteNamespace(namespace: string, clearFinalizersOf: string[] = []): void {
   for (const resource of clearFinalizersOf) {
     for (const item of listJson<{ metadata: { name: string } }>(resource, namespace)) {
-      kubectl([
-        "patch",
-        resource,
-        item.metadata.name,
-        "-n",
-        namespace,
-        "--type=merge",
-        "-p",
-        '{"metadata":{"finalizers":null}}',
-      ]);
+      kubectl(
+        mergePatchArgs(resource, item.metadata.name, namespace, { metadata: { finalizers: null } }),
+      );
     }
   }
   kubectl(["delete", "namespace", namespace, "--wait=false"]);

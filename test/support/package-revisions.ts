@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { getJson, kubectl, kubectlOk } from "./kubectl";
+import { getJson, kubectl, kubectlOk, mergePatchArgs } from "./kubectl";
 import { eventually } from "./wait";
 
 export interface PR {
@@ -71,16 +71,7 @@ export function setFiles(namespace: string, name: string, resources: Record<stri
 }
 
 export function setLifecycle(namespace: string, name: string, lifecycle: string) {
-  return kubectl([
-    "patch",
-    "packagerevision",
-    name,
-    "-n",
-    namespace,
-    "--type=merge",
-    "-p",
-    JSON.stringify({ spec: { lifecycle } }),
-  ]);
+  return kubectl(mergePatchArgs("packagerevision", name, namespace, { spec: { lifecycle } }));
 }
 
 /** Waits until the revision's files are rendered (Rendered=True for the current files). */
