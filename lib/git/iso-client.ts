@@ -19,8 +19,11 @@ import {
 } from "./client";
 import { GitStoreError, PushRejectedError, displayUrl, errorMessage, scrubSecrets } from "./errors";
 import { httpStatus, httpWithHeadHint } from "./iso-http";
-import { deleteLocalRefs, localRefs, setThinPackHint } from "./iso-refs";
+import { deleteLocalRef, deleteLocalRefs, localRefs, setThinPackHint } from "./iso-refs";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
+
+/** The remote moved while a fetch ran; fetching again settles it. */
+class RemoteMovedError extends Error {}
 
 export class IsoGitClient implements GitClient {
   readonly kind = "isomorphic" as const;
@@ -72,13 +75,11 @@ export class IsoGitClient implements GitClient {
         return await this.fetchOnce();
       } catch (err) {
         // The remote changed between the ref listing and the fetch's own ref discovery.
-        if (
-          attempt >= 3 ||
-          !(
-            err instanceof GitStoreError && /NotFoundError: Could not find refs\//.test(err.message)
-          )
-        )
-          throw err;
+        const moved =
+          err instanceof RemoteMovedError ||
+          (err instanceof GitStoreError &&
+            /NotFoundError: Could not find refs\//.test(err.message));
+        if (attempt >= 3 || !moved) throw err;
       }
     }
   }
@@ -116,7 +117,16 @@ export class IsoGitClient implements GitClient {
     const refs: RefMap = new Map();
     this.remoteHas.clear();
     for (const [ref, oid] of await localRefs(this.opts.gitdir)) {
-      const commit = await this.peel(oid);
+      let commit: string;
+      try {
+        commit = await this.peel(oid);
+      } catch (err) {
+        if (!(err instanceof git.Errors.NotFoundError)) throw err;
+        // A ref to an object this fetch did not bring (seen when the remote moves during the
+        // fetch): drop it, so the next fetch fetches it again.
+        await deleteLocalRef(this.opts.gitdir, ref);
+        throw new RemoteMovedError(`${ref} points at ${oid}, which the fetch did not bring`);
+      }
       refs.set(ref, { oid, commit });
       this.remoteHas.add(commit);
     }

@@ -24,14 +24,17 @@ export async function localRefs(gitdir: string): Promise<Map<string, string>> {
   return out;
 }
 
+/** Deletes the local copy of one remote ref (by its remote name). */
+export async function deleteLocalRef(gitdir: string, ref: string): Promise<void> {
+  const local = ref.startsWith("refs/heads/")
+    ? `${ORIGIN}/${ref.slice("refs/heads/".length)}`
+    : ref;
+  await git.deleteRef({ fs, gitdir, ref: local });
+}
+
 /** Empties the local refs (the remote has none left). */
 export async function deleteLocalRefs(gitdir: string): Promise<void> {
-  for (const ref of (await localRefs(gitdir)).keys()) {
-    const local = ref.startsWith("refs/heads/")
-      ? `${ORIGIN}/${ref.slice("refs/heads/".length)}`
-      : ref;
-    await git.deleteRef({ fs, gitdir, ref: local });
-  }
+  for (const ref of (await localRefs(gitdir)).keys()) await deleteLocalRef(gitdir, ref);
 }
 
 /**
