@@ -394,22 +394,66 @@ export const crdManifests: readonly CrdManifest[] = [
               "spec": {
                 "description": "Which package this revision belongs to, how it was created and which lifecycle state it should be in.",
                 "type": "object",
+                "x-kubernetes-validations": [
+                  {
+                    "rule": "has(self.packageName) == has(oldSelf.packageName)",
+                    "fieldPath": ".packageName",
+                    "message": "packageName is immutable"
+                  },
+                  {
+                    "rule": "has(self.repository) == has(oldSelf.repository)",
+                    "fieldPath": ".repository",
+                    "message": "repository is immutable"
+                  },
+                  {
+                    "rule": "has(self.workspaceName) == has(oldSelf.workspaceName)",
+                    "fieldPath": ".workspaceName",
+                    "message": "workspaceName is immutable"
+                  },
+                  {
+                    "rule": "has(self.source) == has(oldSelf.source)",
+                    "fieldPath": ".source",
+                    "message": "source is immutable"
+                  }
+                ],
                 "properties": {
                   "packageName": {
                     "description": "Path of the package inside the repository's package directory, e.g. `nginx` or `apps/nginx`. Set at creation; do not change it afterwards.",
-                    "type": "string"
+                    "type": "string",
+                    "x-kubernetes-validations": [
+                      {
+                        "rule": "self == oldSelf",
+                        "message": "packageName is immutable"
+                      }
+                    ],
+                    "maxLength": 1024
                   },
                   "repository": {
                     "description": "Name of the Repository object, in the same namespace, that holds the package, e.g. `blueprints`.",
-                    "type": "string"
+                    "type": "string",
+                    "x-kubernetes-validations": [
+                      {
+                        "rule": "self == oldSelf",
+                        "message": "repository is immutable"
+                      }
+                    ],
+                    "maxLength": 253
                   },
                   "workspaceName": {
                     "description": "Short name for the change this revision carries, unique among the revisions of\nthe package, e.g. `v1`, `add-ingress` or `packagevariant-3`. Also the last part\nof the object name and of the draft branch name in Git.",
-                    "type": "string"
+                    "type": "string",
+                    "x-kubernetes-validations": [
+                      {
+                        "rule": "self == oldSelf",
+                        "message": "workspaceName is immutable"
+                      }
+                    ],
+                    "maxLength": 253
                   },
                   "lifecycle": {
                     "description": "Requested lifecycle state. `Draft`: editable work in progress. `Proposed`: ready\nfor review, still editable. `Published`: approved and immutable; Porch assigns\nthe next revision number and commits it to the repository branch.\n`DeletionProposed`: a published revision whose deletion awaits approval. Usual\npath: Draft → Proposed → Published → DeletionProposed; Proposed may go back to\nDraft. A published revision can only be deleted after it was moved to\nDeletionProposed.",
                     "type": "string",
+                    "maxLength": 16,
                     "enum": [
                       "Draft",
                       "Proposed",
@@ -422,6 +466,10 @@ export const crdManifests: readonly CrdManifest[] = [
                     "type": "object",
                     "x-kubernetes-validations": [
                       {
+                        "rule": "self == oldSelf",
+                        "message": "source is immutable"
+                      },
+                      {
                         "rule": "(has(self.init) ? 1 : 0) + (has(self.cloneFrom) ? 1 : 0) + (has(self.copyFrom) ? 1 : 0) + (has(self.upgrade) ? 1 : 0) == 1",
                         "message": "exactly one of init, cloneFrom, copyFrom, or upgrade must be set"
                       }
@@ -433,22 +481,27 @@ export const crdManifests: readonly CrdManifest[] = [
                         "properties": {
                           "subpackage": {
                             "description": "Path, relative to the package root, of a subpackage to create instead of the package itself, e.g. `db`. Empty creates the package itself.",
-                            "type": "string"
+                            "type": "string",
+                            "maxLength": 1024
                           },
                           "description": {
                             "description": "Short description written to the Kptfile's info.description, e.g. \"NGINX ingress for edge clusters\".",
-                            "type": "string"
+                            "type": "string",
+                            "maxLength": 4096
                           },
                           "keywords": {
                             "description": "Keywords written to the Kptfile's info.keywords, e.g. `[ingress, nginx]`.",
                             "type": "array",
+                            "maxItems": 64,
                             "items": {
-                              "type": "string"
+                              "type": "string",
+                              "maxLength": 253
                             }
                           },
                           "site": {
                             "description": "URL of a page about the package, written to the Kptfile's info.site.",
-                            "type": "string"
+                            "type": "string",
+                            "maxLength": 2048
                           }
                         }
                       },
@@ -459,6 +512,7 @@ export const crdManifests: readonly CrdManifest[] = [
                           "type": {
                             "description": "Kind of upstream location when cloning from a raw repository rather than via upstreamRef. Only `git` is supported; leave empty when upstreamRef is used.",
                             "type": "string",
+                            "maxLength": 16,
                             "enum": [
                               "git"
                             ]
@@ -474,15 +528,18 @@ export const crdManifests: readonly CrdManifest[] = [
                             "properties": {
                               "repo": {
                                 "description": "Address of the Git repository, e.g. `https://example.com/org/blueprints.git`.",
-                                "type": "string"
+                                "type": "string",
+                                "maxLength": 2048
                               },
                               "ref": {
                                 "description": "Branch, tag or commit SHA to clone from, e.g. `main`, `nginx/v3` or a 40-character SHA.",
-                                "type": "string"
+                                "type": "string",
+                                "maxLength": 1024
                               },
                               "directory": {
                                 "description": "Directory of the package inside the repository, e.g. `nginx` or `/` for the root.",
-                                "type": "string"
+                                "type": "string",
+                                "maxLength": 1024
                               },
                               "secretRef": {
                                 "description": "Credentials for the upstream repository; omit for public repositories.",
@@ -493,7 +550,8 @@ export const crdManifests: readonly CrdManifest[] = [
                                 "properties": {
                                   "name": {
                                     "description": "Name of a Secret in the same namespace (basic-auth username/password or token).",
-                                    "type": "string"
+                                    "type": "string",
+                                    "maxLength": 253
                                   }
                                 }
                               }
@@ -508,7 +566,8 @@ export const crdManifests: readonly CrdManifest[] = [
                             "properties": {
                               "name": {
                                 "description": "Name of the upstream PackageRevision in the same namespace, e.g. `blueprints.nginx.v1`.",
-                                "type": "string"
+                                "type": "string",
+                                "maxLength": 253
                               }
                             }
                           }
@@ -523,7 +582,8 @@ export const crdManifests: readonly CrdManifest[] = [
                         "properties": {
                           "name": {
                             "description": "Name of the PackageRevision to copy, e.g. `deployments.nginx.v2`.",
-                            "type": "string"
+                            "type": "string",
+                            "maxLength": 253
                           }
                         }
                       },
@@ -545,7 +605,8 @@ export const crdManifests: readonly CrdManifest[] = [
                             "properties": {
                               "name": {
                                 "description": "Name of a PackageRevision in the same namespace, e.g. `blueprints.nginx.v1`.",
-                                "type": "string"
+                                "type": "string",
+                                "maxLength": 253
                               }
                             }
                           },
@@ -558,7 +619,8 @@ export const crdManifests: readonly CrdManifest[] = [
                             "properties": {
                               "name": {
                                 "description": "Name of a PackageRevision in the same namespace, e.g. `blueprints.nginx.v2`.",
-                                "type": "string"
+                                "type": "string",
+                                "maxLength": 253
                               }
                             }
                           },
@@ -571,13 +633,15 @@ export const crdManifests: readonly CrdManifest[] = [
                             "properties": {
                               "name": {
                                 "description": "Name of a PackageRevision in the same namespace, e.g. `edge01.nginx.v1`.",
-                                "type": "string"
+                                "type": "string",
+                                "maxLength": 253
                               }
                             }
                           },
                           "strategy": {
                             "description": "How to merge. `resource-merge` (default): structural three-way merge of\neach resource, keeping local edits. `fast-forward`: take the new upstream,\nbut fail if the local package was changed since it was cloned.\n`force-delete-replace`: discard local changes and replace the package with\nthe new upstream. `copy-merge`: copy the upstream files over the local\npackage, keeping local files the upstream does not have.",
                             "type": "string",
+                            "maxLength": 32,
                             "enum": [
                               "resource-merge",
                               "fast-forward",

@@ -71,7 +71,7 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     ensureModuleBuilt();
     steps.step("starting the module (admission webhook and controllers)");
     const logDir = join(stateDir, "logs");
-    const module = await startModule(controlPlane.kubeconfig, controlPlane.certs, logDir);
+    const module = await startModule(controlPlane, logDir);
     steps.step("starting the local git servers");
     const git = await startGitServerProcess("git-server", join(stateDir, "git"), logDir);
     const password = randomBytes(12).toString("hex");

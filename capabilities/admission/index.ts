@@ -4,19 +4,23 @@ import {
   PackageRevisionResources,
   PackageVariant,
   PackageVariantSet,
+  Repository,
 } from "../../crd-types";
 import { validatePackageVariant, validatePackageVariantSet } from "../../lib/validation";
 import { denyProblems } from "./deny-problems";
 import { validatePackageRevisionRequest, validateResourcesRequest } from "./package-revisions";
+import { validateRepositoryRequest } from "./repositories";
 
 /**
- * Admission: invalid PackageVariant and PackageVariantSet specs, and impossible PackageRevision
- * moves, are rejected when applied, with one message naming every problem. The rules are pure
- * functions the controllers reuse.
+ * Admission: invalid PackageVariant and PackageVariantSet specs, impossible PackageRevision
+ * moves and credentials the requester may not read are rejected when applied, with one message
+ * naming every problem. The rules are pure functions the controllers reuse; the operator's own
+ * writes are recognised by the identity the API server authenticated, nothing else.
  */
 export const Admission = new Capability({
   name: "admission",
-  description: "Validates variants, variant sets (CEL included) and package revision moves.",
+  description:
+    "Validates variants, variant sets (CEL included), package revision moves and secret use.",
 });
 
 const { When } = Admission;
@@ -28,3 +32,5 @@ When(PackageVariantSet).IsCreatedOrUpdated().Validate(denyProblems(validatePacka
 When(PackageRevision).IsCreatedOrUpdated().Validate(validatePackageRevisionRequest);
 
 When(PackageRevisionResources).IsUpdated().Validate(validateResourcesRequest);
+
+When(Repository).IsCreatedOrUpdated().Validate(validateRepositoryRequest);

@@ -1,39 +1,42 @@
 import { K8s, PeprValidateRequest } from "pepr";
 import { PackageRevision, PackageRevisionResources } from "../../crd-types";
-import { validatePackageRevision, validatePackageRevisionResources } from "../../lib/validation";
+import {
+  AdmissionContext,
+  validatePackageRevision,
+  validatePackageRevisionResources,
+} from "../../lib/validation";
 import { errorMessage, isNotFound } from "../shared/api-errors";
+import { answer, requestContext, secretProblems } from "./requests";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
 
-const contextOf = <T extends PackageRevision | PackageRevisionResources>(
-  req: PeprValidateRequest<T>,
-) => ({
-  operation: req.Request.operation,
-  fieldManager: (req.Request.options as { fieldManager?: string } | undefined)?.fieldManager,
-});
-
-function answer<T extends PackageRevision | PackageRevisionResources>(
-  req: PeprValidateRequest<T>,
-  problems: string[],
-) {
-  return problems.length === 0 ? req.Approve() : req.Deny(problems.join("; "));
-}
-
-/** Impossible lifecycle moves and changes to a revision's identity are refused when applied. */
-export function validatePackageRevisionRequest(
+/**
+ * Impossible lifecycle moves, changes to a revision's identity and credentials the requester
+ * may not read are refused when applied.
+ */
+export async function validatePackageRevisionRequest(
   req: PeprValidateRequest<PackageRevision>,
-): Response {
+): Promise<Response> {
   try {
-    return answer(
-      req,
-      validatePackageRevision(
-        req.Raw,
-        req.OldResource as PackageRevision | undefined,
-        contextOf(req),
-      ),
-    );
+    const ctx = await requestContext(req);
+    const old = req.OldResource as PackageRevision | undefined;
+    const problems = validatePackageRevision(req.Raw, old, ctx);
+    if (!ctx.byOperator) problems.push(...(await secretProblems(req, "PackageRevision")));
+    return answer(req, problems);
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
+  }
+}
+
+async function ownerLifecycle(prr: PackageRevisionResources): Promise<string | undefined> {
+  try {
+    const pr = await K8s(PackageRevision)
+      .InNamespace(prr.metadata?.namespace ?? "")
+      .Get(prr.metadata?.name ?? "");
+    return pr.spec?.lifecycle;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
   }
 }
 
@@ -44,16 +47,9 @@ export async function validateResourcesRequest(
   try {
     const old = req.OldResource as PackageRevisionResources | undefined;
     if (!old) return req.Approve();
-    let lifecycle: string | undefined;
-    try {
-      const pr = await K8s(PackageRevision)
-        .InNamespace(req.Raw.metadata?.namespace ?? "")
-        .Get(req.Raw.metadata?.name ?? "");
-      lifecycle = pr.spec?.lifecycle;
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
-    return answer(req, validatePackageRevisionResources(req.Raw, old, lifecycle, contextOf(req)));
+    const ctx: AdmissionContext = await requestContext(req);
+    const lifecycle = ctx.byOperator ? undefined : await ownerLifecycle(req.Raw);
+    return answer(req, validatePackageRevisionResources(req.Raw, old, lifecycle, ctx));
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
   }

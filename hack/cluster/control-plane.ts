@@ -38,7 +38,23 @@ function b64(path: string): string {
   return readFileSync(path).toString("base64");
 }
 
-function writeKubeconfig(path: string, server: string, certs: CertFiles): void {
+/** Credentials of a kubeconfig user: the admin's client certificate, or a bearer token. */
+export type KubeconfigUser = { certificate: string; key: string } | { token: string };
+
+/** Writes a one-context kubeconfig for the local API server. */
+export function writeKubeconfig(
+  path: string,
+  server: string,
+  caCert: string,
+  user: KubeconfigUser,
+): void {
+  const credentials =
+    "token" in user
+      ? [`    token: ${user.token}`]
+      : [
+          `    client-certificate-data: ${b64(user.certificate)}`,
+          `    client-key-data: ${b64(user.key)}`,
+        ];
   const config = [
     "apiVersion: v1",
     "kind: Config",
@@ -46,15 +62,14 @@ function writeKubeconfig(path: string, server: string, certs: CertFiles): void {
     "- name: local",
     "  cluster:",
     `    server: ${server}`,
-    `    certificate-authority-data: ${b64(certs.caCert)}`,
+    `    certificate-authority-data: ${b64(caCert)}`,
     "users:",
-    "- name: admin",
+    "- name: user",
     "  user:",
-    `    client-certificate-data: ${b64(certs.adminCert)}`,
-    `    client-key-data: ${b64(certs.adminKey)}`,
+    ...credentials,
     "contexts:",
     "- name: local",
-    "  context: {cluster: local, user: admin, namespace: default}",
+    "  context: {cluster: local, user: user, namespace: default}",
     "current-context: local",
     "",
   ].join("\n");
@@ -182,7 +197,10 @@ export async function startControlPlane(
     const api = await startApiserver(etcd.url, certs, logDir);
     processes.push(api.proc);
     const kubeconfig = join(stateDir, "admin.kubeconfig");
-    writeKubeconfig(kubeconfig, api.server, certs);
+    writeKubeconfig(kubeconfig, api.server, certs.caCert, {
+      certificate: certs.adminCert,
+      key: certs.adminKey,
+    });
     await waitFor(
       "namespace default",
       async () => kubectl(kubeconfig, ["get", "namespace", "default", "-o", "name"]).length > 0,

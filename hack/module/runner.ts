@@ -7,8 +7,11 @@ import { kubectl } from "../cluster/control-plane";
 import { CertFiles } from "../cluster/certs";
 import { freePort, Managed, startProcess, waitFor } from "../processes";
 import { moduleBundle, moduleManifest } from "./build";
+import { moduleKubeconfig } from "./service-account";
 
 export interface RunningModule {
+  /** The user name the module's processes authenticate as (its ServiceAccount). */
+  username: string;
   admission: Managed;
   watcher: Managed;
   /** HTTPS ports on localhost; each serves /healthz and /metrics (admission also the webhook). */
@@ -61,14 +64,15 @@ function healthy(port: number, ca: Buffer): Promise<boolean> {
 /**
  * Runs the built module the way `npx pepr deploy` runs it, as host processes: one admission
  * server (the webhook) and one watcher (the controllers), each its own Node process, restarted
- * when it exits. `<logDir>/module-watcher.pid` names the current controller process, so a test
- * can kill it in the middle of a reconcile.
+ * when it exits, both authenticated as the module's ServiceAccount under the RBAC the build
+ * generated. `<logDir>/module-watcher.pid` names the current controller process, so a test can
+ * kill it in the middle of a reconcile.
  */
 export async function startModule(
-  kubeconfig: string,
-  certs: CertFiles,
+  cluster: { kubeconfig: string; server: string; certs: CertFiles; stateDir: string },
   logDir: string,
 ): Promise<RunningModule> {
+  const { kubeconfig, certs } = cluster;
   const [admissionPort, watcherPort] = [await freePort(), await freePort()];
   const { configs, apiPath } = localWebhooks(admissionPort, certs.caCert);
   const objects = [
@@ -86,9 +90,14 @@ export async function startModule(
     }),
   );
 
+  const identity = moduleKubeconfig(
+    { kubeconfig, server: cluster.server, caCert: certs.caCert },
+    cluster.stateDir,
+  );
   const env = (watch: boolean, port: number): NodeJS.ProcessEnv => ({
     ...process.env,
-    KUBECONFIG: kubeconfig,
+    // Never the admin's: the processes run as the module's ServiceAccount, as in a real install.
+    KUBECONFIG: identity.kubeconfig,
     PEPR_WATCH_MODE: String(watch),
     PEPR_API_PATH: apiPath,
     PORCH_PEPR_PORT: String(port),
@@ -127,6 +136,7 @@ export async function startModule(
   };
 
   const running: RunningModule = {
+    username: identity.username,
     admission: await start(false),
     watcher: await start(true),
     ports: { admission: admissionPort, watcher: watcherPort },

@@ -1,7 +1,7 @@
 /**
- * Field managers of the controllers' server-side applies (seed 002). Admission recognises the
- * controllers' own writes by them: mirroring a Published revision from git is not a user
- * creating one, and refreshing the files of a published revision is not an edit.
+ * Field managers of the controllers' server-side applies: each owns its part of a
+ * PackageRevision. They partition ownership only; admission never
+ * trusts them, since any client can name one (lib/validation/requester.ts).
  */
 export const FIELD_MANAGERS = {
   repository: "repository-controller",
@@ -9,6 +9,3 @@ export const FIELD_MANAGERS = {
   render: "packagerev-controller-render",
   kptfile: "packagerev-controller-kptfile",
 } as const;
-
-export const isControllerFieldManager = (manager: string | undefined): boolean =>
-  Object.values(FIELD_MANAGERS).includes(manager as never);

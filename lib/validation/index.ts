@@ -6,3 +6,5 @@ export { RESERVED_CONTEXT_KEYS } from "./common";
 export { isDns1123Label } from "./kubernetes-names";
 export { validatePackageRevision, validatePackageRevisionResources } from "./package-revision";
 export type { AdmissionContext } from "./package-revision";
+export { isOperatorRequest, secretUses, secretUseProblem } from "./requester";
+export type { RequestUser, SecretUse } from "./requester";

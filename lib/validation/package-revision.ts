@@ -1,13 +1,16 @@
 import { isDeepStrictEqual } from "node:util";
 import type { PackageRevision, PackageRevisionResources } from "../../crd-types";
 import type { Lifecycle } from "../git/types";
-import { isControllerFieldManager } from "../packages/field-managers";
 import { transitionProblem, unmetReadinessGates } from "../packages/lifecycle";
 
 export interface AdmissionContext {
   operation: string;
-  /** The request's field manager: the controllers' own writes are recognised by it. */
-  fieldManager?: string;
+  /**
+   * The request authenticates as the operator itself (see requester.ts): mirroring a Published
+   * revision from git is not a user creating one, refreshing a published revision's files is
+   * not an edit.
+   */
+  byOperator: boolean;
 }
 
 const IMMUTABLE = ["packageName", "repository", "workspaceName", "source"] as const;
@@ -22,7 +25,7 @@ export function validatePackageRevision(
   old: PackageRevision | undefined,
   ctx: AdmissionContext,
 ): string[] {
-  if (isControllerFieldManager(ctx.fieldManager) || pr.metadata?.deletionTimestamp) return [];
+  if (ctx.byOperator || pr.metadata?.deletionTimestamp) return [];
   const problems: string[] = [];
   const lifecycle = (pr.spec?.lifecycle ?? "Draft") as Lifecycle;
   if (
@@ -57,7 +60,7 @@ export function validatePackageRevisionResources(
   ownerLifecycle: string | undefined,
   ctx: AdmissionContext,
 ): string[] {
-  if (isControllerFieldManager(ctx.fieldManager) || !old) return [];
+  if (ctx.byOperator || !old) return [];
   if (isDeepStrictEqual(old.spec?.resources, prr.spec?.resources)) return [];
   if (ownerLifecycle === "Published" || ownerLifecycle === "DeletionProposed") {
     return [

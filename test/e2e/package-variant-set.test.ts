@@ -11,6 +11,7 @@ import {
   kubectl,
   kubectlOk,
   listJson,
+  grantModuleRead,
 } from "../support/kubectl";
 import { eventually } from "../support/wait";
 
@@ -272,6 +273,7 @@ spec:
   versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]
 `);
     kubectlOk(["wait", "--for=condition=Established", "crd/sites.e2e.porch.dev"]);
+    grantModuleRead("e2e.porch.dev", "sites");
     apply(
       `apiVersion: e2e.porch.dev/v1\nkind: Site\nmetadata: {name: cluster-04, labels: {tier: gold}}\n`,
     );

@@ -7,6 +7,7 @@ import {
   kubectlOk,
   listJson,
   mergePatch,
+  grantModuleRead,
 } from "../support/kubectl";
 import {
   condition,
@@ -78,6 +79,7 @@ spec:
   versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]
 `);
   kubectlOk(["wait", "--for=condition=Established", "crd/siteconfigs.e2e.porch.dev"]);
+  grantModuleRead("e2e.porch.dev", "siteconfigs");
   const blueprints = await createGitRepository("blueprints", [
     { name: "base", revisions: [revision("v1", base("1"))] },
     { name: "app", revisions: [revision("v1", app)] },

@@ -88,3 +88,36 @@ export function deleteNamespace(namespace: string, clearFinalizersOf: string[] =
   }
   kubectl(["delete", "namespace", namespace, "--wait=false"]);
 }
+
+/** The ServiceAccount the module runs as (hack/module/service-account.ts). */
+export const MODULE_ACCOUNT = { namespace: "pepr-system", name: "pepr-porch-pepr" };
+
+/**
+ * Lets the module read one more kind, as a cluster admin does when allowing a kind for object
+ * selectors and injectors: the module's ClusterRole grants only what it ships with.
+ */
+export function grantModuleRead(group: string, resource: string): void {
+  const name = `porch-pepr-read-${resource}.${group}`;
+  kubectlOk(
+    ["apply", "-f", "-"],
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "List",
+      items: [
+        {
+          apiVersion: "rbac.authorization.k8s.io/v1",
+          kind: "ClusterRole",
+          metadata: { name },
+          rules: [{ apiGroups: [group], resources: [resource], verbs: ["get", "list", "watch"] }],
+        },
+        {
+          apiVersion: "rbac.authorization.k8s.io/v1",
+          kind: "ClusterRoleBinding",
+          metadata: { name },
+          roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
+          subjects: [{ kind: "ServiceAccount", ...MODULE_ACCOUNT }],
+        },
+      ],
+    }),
+  );
+}

@@ -192,6 +192,7 @@ describe("API details", () => {
   it("PackageRevision requires exactly one source kind via CEL", () => {
     const source = schemaAt(rootSchema(pr), "spec.source");
     expect(source?.["x-kubernetes-validations"]).toEqual([
+      { rule: "self == oldSelf", message: "source is immutable" },
       expect.objectContaining({
         message: "exactly one of init, cloneFrom, copyFrom, or upgrade must be set",
       }),

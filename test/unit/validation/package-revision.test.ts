@@ -7,7 +7,7 @@ const pr = (spec: Record<string, unknown>, status: Record<string, unknown> = {})
     spec: { packageName: "p", repository: "r", workspaceName: "ws", ...spec },
     status,
   }) as PackageRevision;
-const user = (operation: string) => ({ operation, fieldManager: "kubectl-client-side-apply" });
+const user = (operation: string) => ({ operation, byOperator: false });
 
 describe("validatePackageRevision", () => {
   it.each<[string, PackageRevision, PackageRevision | undefined, string, string[]]>([
@@ -76,13 +76,13 @@ describe("validatePackageRevision", () => {
     expect(
       validatePackageRevision(pr({ lifecycle: "Published", source: { init: {} } }), undefined, {
         operation: "CREATE",
-        fieldManager: "repository-controller",
+        byOperator: true,
       }),
     ).toEqual([]);
     expect(
       validatePackageRevision(pr({ lifecycle: "Published" }), pr({ lifecycle: "Draft" }), {
         operation: "UPDATE",
-        fieldManager: "repository-controller",
+        byOperator: true,
       }),
     ).toEqual([]);
   });
@@ -134,7 +134,7 @@ describe("validatePackageRevisionResources", () => {
     expect(
       validatePackageRevisionResources(prr({ a: "2" }), prr({ a: "1" }), "Published", {
         operation: "UPDATE",
-        fieldManager: "repository-controller",
+        byOperator: true,
       }),
     ).toEqual([]);
     expect(

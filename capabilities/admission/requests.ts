@@ -1,0 +1,62 @@
+import { PeprValidateRequest } from "pepr";
+import type { KubernetesObject } from "kubernetes-fluent-client";
+import {
+  AdmissionContext,
+  isOperatorRequest,
+  secretUseProblem,
+  secretUses,
+} from "../../lib/validation";
+import { operatorUsername, userMay } from "../shared/access-reviews";
+import { errorMessage } from "../shared/api-errors";
+
+type Response = ReturnType<PeprValidateRequest<KubernetesObject>["Approve"]>;
+
+export function answer<T extends KubernetesObject>(
+  req: PeprValidateRequest<T>,
+  problems: string[],
+): Response {
+  return problems.length === 0 ? req.Approve() : req.Deny(problems.join("; "));
+}
+
+/**
+ * The request's operation, and whether it is the operator's own write: decided by the identity
+ * the API server authenticated, compared with the one this process runs as. When that identity
+ * cannot be learned, no request is taken for the operator's (its write is retried).
+ */
+export async function requestContext<T extends KubernetesObject>(
+  req: PeprValidateRequest<T>,
+): Promise<AdmissionContext> {
+  const operator = await operatorUsername().catch(() => undefined);
+  return {
+    operation: req.Request.operation,
+    byOperator: isOperatorRequest(req.Request.userInfo, operator),
+  };
+}
+
+/**
+ * The operator reads Secrets with its own rights, so an object may name only Secrets that its
+ * author could read: a SubjectAccessReview for the requesting user. Fails closed: a review that
+ * cannot be made denies, with the reason.
+ */
+export async function secretProblems<T extends KubernetesObject>(
+  req: PeprValidateRequest<T>,
+  kind: string,
+): Promise<string[]> {
+  const uses = secretUses(kind, req.Raw as never, req.OldResource as never);
+  const problems: string[] = [];
+  for (const use of uses) {
+    try {
+      const { allowed } = await userMay(req.Request.userInfo, {
+        verb: "get",
+        group: "",
+        resource: "secrets",
+        namespace: use.namespace,
+        name: use.name,
+      });
+      if (!allowed) problems.push(secretUseProblem(use, req.Request.userInfo));
+    } catch (error) {
+      problems.push(`${use.field}: could not check access to the Secret: ${errorMessage(error)}`);
+    }
+  }
+  return problems;
+}
