@@ -5,6 +5,7 @@ import { describeFunction } from "./kptfile";
 import { joinPath, relativeTo, type PackageNode, type RenderItem } from "./package-tree";
 import { resolveFunctionConfig } from "./function-config";
 import { addFunctionResult, type FunctionResult, type FunctionResultList } from "./results";
+import { ExecDeniedError } from "./runtime";
 import type { FunctionRunner, FunctionRuntime, RunItem, RunResponse } from "./runtime";
 import { hasSelection, mergeSelection, selectItems } from "./selectors";
 import type { PackageFiles, Pipeline, PipelineFunction } from "./types";
@@ -25,6 +26,9 @@ export interface RenderStep {
   result: FunctionResult;
 }
 
+/** Why a render failed, as a condition reason: the package itself is wrong, or a function failed. */
+export type RenderFailureReason = "InvalidKptfile" | "ExecDenied" | "RenderFailed";
+
 export class RenderError extends Error {
   constructor(
     message: string,
@@ -32,6 +36,7 @@ export class RenderError extends Error {
     readonly stage?: Stage,
     readonly index?: number,
     readonly fn?: PipelineFunction,
+    readonly reason: RenderFailureReason = "RenderFailed",
   ) {
     super(message);
     this.name = "RenderError";
@@ -82,13 +87,14 @@ async function runFunction(
   selected: readonly RenderItem[],
   current: readonly RenderItem[],
 ): Promise<RunResponse> {
-  const fail = (reason: string): RenderError =>
+  const fail = (reason: string, code?: RenderFailureReason): RenderError =>
     new RenderError(
       `package ${JSON.stringify(pkg.dir || ".")}: ${stage} ${index} (${describeFunction(fn)}): ${reason}`,
       pkg.dir,
       stage,
       index,
       fn,
+      code,
     );
   let runner: FunctionRunner;
   let functionConfig;
@@ -96,7 +102,10 @@ async function runFunction(
     runner = ctx.runtime.resolve(fn);
     functionConfig = resolveFunctionConfig(fn, pkg.dir, current, ctx.files);
   } catch (error) {
-    throw fail((error as Error).message);
+    throw fail(
+      (error as Error).message,
+      error instanceof ExecDeniedError ? "ExecDenied" : undefined,
+    );
   }
   const items = selected.map(item => ({
     doc: item.doc,
