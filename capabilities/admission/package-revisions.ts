@@ -2,6 +2,7 @@ import { K8s, PeprValidateRequest } from "pepr";
 import { PackageRevision, PackageRevisionResources } from "../../crd-types";
 import { validatePackageRevision, validatePackageRevisionResources } from "../../lib/validation";
 import { errorMessage, isNotFound } from "../shared/api-errors";
+import { execPolicy } from "../shared/exec-policy";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
 
@@ -37,23 +38,33 @@ export function validatePackageRevisionRequest(
   }
 }
 
-/** Edits of a published revision's files are refused; its PackageRevision says which it is. */
+/** The lifecycle of the PackageRevision that owns these files (same name), if it exists. */
+async function ownerLifecycle(prr: PackageRevisionResources): Promise<string | undefined> {
+  try {
+    const pr = await K8s(PackageRevision)
+      .InNamespace(prr.metadata?.namespace ?? "")
+      .Get(prr.metadata?.name ?? "");
+    return pr.spec?.lifecycle;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Edits of a published revision's files are refused (its PackageRevision says which it is);
+ * files with unsafe names or exec functions the administrator did not allow, always.
+ */
 export async function validateResourcesRequest(
   req: PeprValidateRequest<PackageRevisionResources>,
 ): Promise<Response> {
   try {
     const old = req.OldResource as PackageRevisionResources | undefined;
-    if (!old) return req.Approve();
-    let lifecycle: string | undefined;
-    try {
-      const pr = await K8s(PackageRevision)
-        .InNamespace(req.Raw.metadata?.namespace ?? "")
-        .Get(req.Raw.metadata?.name ?? "");
-      lifecycle = pr.spec?.lifecycle;
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
-    return answer(req, validatePackageRevisionResources(req.Raw, old, lifecycle, contextOf(req)));
+    const lifecycle = old ? await ownerLifecycle(req.Raw) : undefined;
+    return answer(
+      req,
+      validatePackageRevisionResources(req.Raw, old, lifecycle, contextOf(req), execPolicy),
+    );
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
   }
