@@ -1,6 +1,7 @@
 // Runs one package's Kptfile pipeline — mutators in order, then validators — over the
 // package's resources (its own plus its subpackages' rendered ones), as kpt's runPipeline.
 import { krmMeta } from "../krm/documents";
+import { fileNameProblem, printableName } from "../packages/file-names";
 import { describeFunction } from "./kptfile";
 import { joinPath, relativeTo, type PackageNode, type RenderItem } from "./package-tree";
 import { resolveFunctionConfig } from "./function-config";
@@ -142,10 +143,24 @@ function toRenderItem(
   fn: PipelineFunction,
 ): RenderItem {
   const base = item.source !== undefined ? selected[item.source] : undefined;
-  const path = item.path !== undefined ? packagePath(pkg, item.path, stage, index, fn) : base?.path;
+  const given =
+    item.path !== undefined ? packagePath(pkg, item.path, stage, index, fn) : base?.path;
+  const path = given ?? joinPath(pkg.dir, defaultPath(item));
+  // A path from the function (or from a resource name it made up) becomes a file in git.
+  const problem = fileNameProblem(path);
+  if (problem) {
+    throw new RenderError(
+      `package ${JSON.stringify(pkg.dir || ".")}: ${stage} ${index} (${describeFunction(fn)}): ` +
+        `function wrote a resource to an unsafe file name: ${printableName(path)} ${problem}`,
+      pkg.dir,
+      stage,
+      index,
+      fn,
+    );
+  }
   return {
     doc: item.doc,
-    path: path ?? joinPath(pkg.dir, defaultPath(item)),
+    path,
     index: item.index ?? base?.index ?? UNSET_INDEX,
     origin: base?.origin,
   };

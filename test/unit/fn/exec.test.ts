@@ -219,4 +219,19 @@ describe("exec runtime", () => {
       'function must not modify resources outside of package: resource has path "../x.yaml"',
     );
   });
+
+  it.each([".git/config", "evil\u0007.yaml", "a\\b.yaml"])(
+    "rejects output resources written to the unsafe file name %j",
+    async path => {
+      const fn = script(
+        `unsafe-${allowed.size}.js`,
+        `rl.items[0].metadata.annotations["internal.config.kubernetes.io/path"] = ${JSON.stringify(path)}; return rl;`,
+      );
+      const out = await renderMutator(`exec: ${fn}`, { "a.yaml": cm("a") }, allowExec());
+      expect(out.ok).toBe(false);
+      expect(out.error?.message).toContain("function wrote a resource to an unsafe file name");
+      expect(out.files).toEqual(expect.objectContaining({ "a.yaml": cm("a") }));
+      expect(Object.keys(out.files)).not.toContain(path);
+    },
+  );
 });
