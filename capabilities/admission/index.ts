@@ -7,6 +7,7 @@ import {
   Repository,
 } from "../../crd-types";
 import { validatePackageVariant, validatePackageVariantSet } from "../../lib/validation";
+import { execPolicy } from "../shared/exec-policy";
 import { denyProblems } from "./deny-problems";
 import { validatePackageRevisionRequest, validateResourcesRequest } from "./package-revisions";
 import { validateRepositoryRequest } from "./repositories";
@@ -25,12 +26,14 @@ export const Admission = new Capability({
 
 const { When } = Admission;
 
-When(PackageVariant).IsCreatedOrUpdated().Validate(denyProblems(validatePackageVariant));
+When(PackageVariant)
+  .IsCreatedOrUpdated()
+  .Validate(denyProblems(spec => validatePackageVariant(spec, execPolicy)));
 
 When(PackageVariantSet).IsCreatedOrUpdated().Validate(denyProblems(validatePackageVariantSet));
 
 When(PackageRevision).IsCreatedOrUpdated().Validate(validatePackageRevisionRequest);
 
-When(PackageRevisionResources).IsUpdated().Validate(validateResourcesRequest);
+When(PackageRevisionResources).IsCreatedOrUpdated().Validate(validateResourcesRequest);
 
 When(Repository).IsCreatedOrUpdated().Validate(validateRepositoryRequest);

@@ -7,6 +7,7 @@ import {
 } from "../../lib/validation";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 import { answer, requestContext, secretProblems } from "./requests";
+import { execPolicy } from "../shared/exec-policy";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
 
@@ -28,6 +29,7 @@ export async function validatePackageRevisionRequest(
   }
 }
 
+/** The lifecycle of the PackageRevision that owns these files (same name), if it exists. */
 async function ownerLifecycle(prr: PackageRevisionResources): Promise<string | undefined> {
   try {
     const pr = await K8s(PackageRevision)
@@ -40,16 +42,18 @@ async function ownerLifecycle(prr: PackageRevisionResources): Promise<string | u
   }
 }
 
-/** Edits of a published revision's files are refused; its PackageRevision says which it is. */
+/**
+ * Edits of a published revision's files are refused (its PackageRevision says which it is);
+ * files with unsafe names or exec functions the administrator did not allow, always.
+ */
 export async function validateResourcesRequest(
   req: PeprValidateRequest<PackageRevisionResources>,
 ): Promise<Response> {
   try {
     const old = req.OldResource as PackageRevisionResources | undefined;
-    if (!old) return req.Approve();
     const ctx: AdmissionContext = await requestContext(req);
-    const lifecycle = ctx.byOperator ? undefined : await ownerLifecycle(req.Raw);
-    return answer(req, validatePackageRevisionResources(req.Raw, old, lifecycle, ctx));
+    const lifecycle = old && !ctx.byOperator ? await ownerLifecycle(req.Raw) : undefined;
+    return answer(req, validatePackageRevisionResources(req.Raw, old, lifecycle, ctx, execPolicy));
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
   }

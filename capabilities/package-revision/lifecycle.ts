@@ -7,6 +7,8 @@ import {
   lockOf,
 } from "../../lib/git";
 import { transitionProblem, unmetReadinessGates } from "../../lib/packages/lifecycle";
+import { blockedReady } from "../../lib/packages/content-readiness";
+import type { ConditionInput } from "../../lib/kubernetes/conditions";
 import { errorMessage } from "../shared/api-errors";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { gitKey } from "../shared/git-key";
@@ -66,14 +68,20 @@ export async function reconcileLifecycle(pr: PackageRevision, store: ContentStor
     }
   }
   const fields = info.revision > 0 ? publishedFields(store, info) : {};
-  const ready = condition(pr, "Ready");
+  // Files git could not take keep the revision not Ready (render said why) until they change.
+  const ready: ConditionInput = blockedReady(wanted, condition(pr, "Rendered")) ?? {
+    type: "Ready",
+    status: "True",
+    reason: "Ready",
+    message: `${wanted} in git`,
+  };
+  const current = condition(pr, "Ready");
   const changed =
     info.revision !== pr.status?.revision ||
-    ready?.status !== "True" ||
+    current?.status !== ready.status ||
+    current?.reason !== ready.reason ||
     pr.status?.observedGeneration !== pr.metadata?.generation;
   if (!changed) return;
-  await applyCoreStatus(pr, fields, [
-    { type: "Ready", status: "True", reason: "Ready", message: `${wanted} in git` },
-  ]);
+  await applyCoreStatus(pr, fields, [ready]);
   if (info.revision > 0) await refreshLatestLabels(pr);
 }

@@ -1,6 +1,7 @@
 import { K8s } from "pepr";
 import { PackageRevision } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
+import { isPermanentError } from "../../lib/controller/permanent-error";
 import { isNotFound } from "../shared/api-errors";
 import { storeForName } from "../shared/content-stores";
 import { splitKey } from "../shared/controller";
@@ -28,6 +29,19 @@ async function getPackageRevision(key: string): Promise<PackageRevision | undefi
 export async function reconcilePackageRevision(key: string): Promise<ReconcileResult | void> {
   const pr = await getPackageRevision(key);
   if (!pr) return;
+  try {
+    return await reconcileSteps(pr);
+  } catch (error) {
+    // No retry can fix it (the queue does not retry it): say so where the tenant looks.
+    if (isPermanentError(error)) {
+      const { reason, message } = error;
+      await applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason, message }]);
+    }
+    throw error;
+  }
+}
+
+async function reconcileSteps(pr: PackageRevision): Promise<ReconcileResult | void> {
   if (await reconcileFinalizer(pr)) return;
   if (!pr.spec?.lifecycle) return;
   const repo = await storeForName(pr.metadata?.namespace ?? "", pr.spec.repository ?? "");

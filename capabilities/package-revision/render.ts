@@ -4,13 +4,15 @@ import { parse } from "yaml";
 import { PackageRevision, PackageRevisionResources } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { renderPackage, RenderOutput } from "../../lib/fn";
-import type { ContentStore } from "../../lib/git";
+import { isGitStoreError, type ContentStore } from "../../lib/git";
+import { isPermanentError, PermanentError } from "../../lib/controller/permanent-error";
+import { assertSafeFileNames } from "../../lib/packages/content-readiness";
 import { isConflict, isNotFound } from "../shared/api-errors";
 import { writeResources } from "../shared/package-resources";
 import { serverSideApply } from "../shared/server-side-apply";
 import { functionRuntime, renderConfig } from "./config";
 import { gitKey } from "../shared/git-key";
-import { applyKptfileStatus, applyRenderStatus, MANAGER } from "./status";
+import { applyCoreStatus, applyKptfileStatus, applyRenderStatus, MANAGER } from "./status";
 
 export const PUSH_ON_RENDER_FAILURE = "porch.kpt.dev/push-on-render-failure";
 
@@ -69,12 +71,52 @@ async function syncKptfileConditions(
   await applyKptfileStatus(pr, conditions);
 }
 
+/** Files git cannot take: the render stops for this version of the files and says why. */
+async function reportUncommittable(
+  pr: PackageRevision,
+  version: string | undefined,
+  error: PermanentError,
+): Promise<void> {
+  const condition = { status: "False" as const, reason: error.reason, message: error.message };
+  await applyRenderStatus(
+    pr,
+    { observedPrrResourceVersion: version },
+    {
+      type: "Rendered",
+      ...condition,
+    },
+  );
+  await applyCoreStatus(pr, {}, [{ type: "Ready", ...condition }]);
+}
+
+/** Git refuses content only for what a retry cannot change (a missing Kptfile, a bad path). */
+async function commitRendered(
+  pr: PackageRevision,
+  store: ContentStore,
+  out: RenderOutput,
+): Promise<void> {
+  try {
+    const draft = await store.createDraftFromExisting(gitKey(pr));
+    await draft.updateResources(
+      out.files,
+      out.ok ? "render" : "render (failed, pushed on request)",
+    );
+    await draft.closeDraft();
+  } catch (error) {
+    if (isGitStoreError(error, "InvalidArgument"))
+      throw new PermanentError("InvalidContent", `cannot commit the files: ${error.message}`);
+    throw error;
+  }
+}
+
 /**
  * Renders a Draft (or a Proposed revision) whose files changed since the last render (a user edit of its
  * PackageRevisionResources, a source execution, a controller mutation). The rendered files go
  * back to the PackageRevisionResources with its resourceVersion as precondition (a newer edit
  * wins and is rendered next) and then to the draft branch. A failed render keeps the last good
- * content in git unless the revision asks for push-on-render-failure.
+ * content in git unless the revision asks for push-on-render-failure. Files git cannot take
+ * (unsafe names: the webhook may have been down) stop at Rendered=False and Ready=False until
+ * they change.
  */
 export async function reconcileRender(
   pr: PackageRevision,
@@ -90,11 +132,13 @@ export async function reconcileRender(
     return { requeueAfterMs: renderConfig.requeueDelayMs };
   }
   rendering++;
+  let written = prr;
   try {
     await applyRenderStatus(pr, { renderingPrrResourceVersion: version });
+    assertSafeFileNames(prr.spec?.resources ?? {}, "spec.resources");
     const out = await renderPackage(prr.spec?.resources ?? {}, { runtime: functionRuntime });
     const keep = out.ok || pr.metadata?.annotations?.[PUSH_ON_RENDER_FAILURE] === "true";
-    let written = prr;
+    if (keep) assertSafeFileNames(out.files, "the rendered files");
     try {
       if (keep && !isDeepStrictEqual(out.files, prr.spec?.resources))
         written = await writeResources(pr, out.files, MANAGER.render, version);
@@ -105,12 +149,7 @@ export async function reconcileRender(
       throw error;
     }
     if (keep) {
-      const draft = await store.createDraftFromExisting(gitKey(pr));
-      await draft.updateResources(
-        out.files,
-        out.ok ? "render" : "render (failed, pushed on request)",
-      );
-      await draft.closeDraft();
+      await commitRendered(pr, store, out);
       await syncKptfileConditions(pr, out.files);
     }
     await applyRenderStatus(
@@ -126,10 +165,13 @@ export async function reconcileRender(
         : {
             type: "Rendered",
             status: "False",
-            reason: "RenderFailed",
+            reason: out.error?.reason ?? "RenderFailed",
             message: out.error?.message ?? "render failed",
           },
     );
+  } catch (error) {
+    if (!isPermanentError(error)) throw error;
+    await reportUncommittable(pr, written.metadata?.resourceVersion, error);
   } finally {
     rendering--;
   }

@@ -10,6 +10,8 @@ import {
 } from "../../lib/kpt";
 import type { MergeConflict } from "../../lib/kpt";
 import { ConditionInput } from "../../lib/kubernetes/conditions";
+import { isPermanentError } from "../../lib/controller/permanent-error";
+import { assertSafeFileNames } from "../../lib/packages/content-readiness";
 import { errorMessage } from "../shared/api-errors";
 import { recordEvent } from "../shared/events";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
@@ -147,16 +149,19 @@ export async function reconcileSource(
   let result: SourceResult;
   try {
     result = await executeSource(pr, repo);
+    // Names from git or another revision's files: git would refuse them, or worse, take them.
+    assertSafeFileNames(result.files, "the source's files");
   } catch (error) {
-    if (!(error instanceof SourceError || error instanceof UpgradeError || isGitStoreError(error)))
-      throw error;
+    const known =
+      error instanceof SourceError ||
+      error instanceof UpgradeError ||
+      isGitStoreError(error) ||
+      isPermanentError(error);
+    if (!known) throw error;
+    const reason = isPermanentError(error) ? error.reason : "Failed";
     const message = `create draft: ${errorMessage(error)}`;
-    await applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason: "Failed", message }]);
-    await applyRenderStatus(
-      pr,
-      {},
-      { type: "Rendered", status: "False", reason: "Failed", message },
-    );
+    await applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason, message }]);
+    await applyRenderStatus(pr, {}, { type: "Rendered", status: "False", reason, message });
     return false;
   }
   const info = await commitDraft(pr, store, result);

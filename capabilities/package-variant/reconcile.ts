@@ -10,6 +10,7 @@ import {
 import { UpgradeError } from "../../lib/kpt";
 import { selectUpstream } from "../../lib/packages/upstream";
 import { validatePackageVariant } from "../../lib/validation";
+import { execPolicy } from "../shared/exec-policy";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 import { splitKey } from "../shared/controller";
 import { recordEvent } from "../shared/events";
@@ -86,7 +87,7 @@ export async function reconcilePackageVariant(key: string): Promise<void> {
   variants.upsert(pv, key);
   if (await reconcileFinalizer(pv)) return;
 
-  const problems = validatePackageVariant(pv.spec);
+  const problems = validatePackageVariant(pv.spec, execPolicy);
   if (problems.length > 0)
     return writeVariantStatus(pv, { stalled: problems.join("; "), errors: [], targets: [] });
   const revisions = await relevantRevisions(pv);

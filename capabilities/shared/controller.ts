@@ -50,6 +50,11 @@ export class Controller {
         Log.warn(
           `${name} ${key}: ${errorMessage(error)} (retrying in ${Math.round(retryInMs / 1000)}s)`,
         ),
+      // The reconciler reported it as a condition; a retry would only fail again.
+      onPermanentError: (key, error) =>
+        Log.info(
+          `${name} ${key}: ${error.reason}: ${error.message} (not retried until it changes)`,
+        ),
     });
   }
 

@@ -2,8 +2,11 @@
  * A level-triggered work queue in the manner of client-go's: keys, not events, are queued, so
  * a burst of events for one object coalesces into one reconcile that reads current state; a key
  * is never processed twice at once; a failure is retried with capped exponential backoff (Pepr's
- * Reconcile has no retry); a reconcile may ask to run again after a delay.
+ * Reconcile has no retry), except a PermanentError, which waits for the next add(); a reconcile
+ * may ask to run again after a delay.
  */
+import { isPermanentError, type PermanentError } from "./permanent-error";
+
 export interface ReconcileResult {
   /** Run this key again after so many milliseconds (e.g. polling an external system). */
   requeueAfterMs?: number;
@@ -18,6 +21,8 @@ export interface WorkQueueOptions {
   maxDelayMs: number;
   /** Called when a reconcile throws; the key is retried after `retryInMs`. */
   onError?: (key: string, error: unknown, retryInMs: number) => void;
+  /** Called when a reconcile throws a PermanentError; the key is not retried. */
+  onPermanentError?: (key: string, error: PermanentError) => void;
 }
 
 export const defaultQueueOptions: WorkQueueOptions = {
@@ -112,13 +117,7 @@ export class WorkQueue {
       this.#failures.delete(key);
       requeueAfterMs = result?.requeueAfterMs;
     } catch (error) {
-      const failures = (this.#failures.get(key) ?? 0) + 1;
-      this.#failures.set(key, failures);
-      requeueAfterMs = Math.min(
-        this.options.baseDelayMs * 2 ** (failures - 1),
-        this.options.maxDelayMs,
-      );
-      this.options.onError?.(key, error, requeueAfterMs);
+      requeueAfterMs = this.#retryDelay(key, error);
     } finally {
       this.#processing.delete(key);
       this.#active -= 1;
@@ -126,5 +125,19 @@ export class WorkQueue {
     if (this.#dirty.delete(key)) this.add(key);
     else if (requeueAfterMs !== undefined) this.addAfter(key, requeueAfterMs);
     this.#pump();
+  }
+
+  /** Backoff for a failed key; undefined (no retry) for a PermanentError. */
+  #retryDelay(key: string, error: unknown): number | undefined {
+    if (isPermanentError(error)) {
+      this.#failures.delete(key);
+      this.options.onPermanentError?.(key, error);
+      return undefined;
+    }
+    const failures = (this.#failures.get(key) ?? 0) + 1;
+    this.#failures.set(key, failures);
+    const delay = Math.min(this.options.baseDelayMs * 2 ** (failures - 1), this.options.maxDelayMs);
+    this.options.onError?.(key, error, delay);
+    return delay;
   }
 }

@@ -1,6 +1,10 @@
 // The `exec` runtime: runs a local executable that reads a ResourceList on stdin and writes
-// one on stdout (kpt's ExecFn), bounded by a timeout and an output size limit.
+// one on stdout (kpt's ExecFn), bounded by a timeout and an output size limit, in a fresh
+// temporary directory and with an environment that holds nothing of the operator's.
 import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 export interface ExecLimits {
   /** Kill the process after this long (default 60 s). */
@@ -9,10 +13,6 @@ export interface ExecLimits {
   maxOutputBytes?: number;
   /** stderr kept for messages (default 64 KiB); more is dropped, not an error. */
   maxStderrBytes?: number;
-  /** Working directory; relative `exec` paths resolve against it. */
-  cwd?: string;
-  /** Environment of the process; default only PATH, so no credentials leak into functions. */
-  env?: Record<string, string>;
 }
 
 export interface ExecOutcome {
@@ -27,70 +27,50 @@ export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
 export const DEFAULT_EXEC_MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_STDERR_BYTES = 64 * 1024;
 
-/** Splits an `exec:` value into program and arguments (shell-like quoting, no expansion). */
-export function splitCommand(command: string): string[] {
-  const words: string[] = [];
-  let current = "";
-  let inWord = false;
-  let quote: '"' | "'" | undefined;
-  for (let i = 0; i < command.length; i++) {
-    const ch = command[i];
-    if (quote) {
-      if (ch === quote) quote = undefined;
-      else if (ch === "\\" && quote === '"' && i + 1 < command.length) current += command[++i];
-      else current += ch;
-    } else if (ch === '"' || ch === "'") {
-      quote = ch;
-      inWord = true;
-    } else if (ch === "\\" && i + 1 < command.length) {
-      current += command[++i];
-      inWord = true;
-    } else if (/\s/.test(ch)) {
-      if (inWord) words.push(current);
-      current = "";
-      inWord = false;
-    } else {
-      current += ch;
-      inWord = true;
-    }
-  }
-  if (quote) throw new Error(`exec command ${JSON.stringify(command)} has an unterminated quote`);
-  if (inWord) words.push(current);
-  return words;
+/**
+ * The whole environment of a function: no KUBERNETES_*, PORCH_*, token or proxy variables of
+ * the operator; HOME and TMPDIR are the run's own directory.
+ */
+export function functionEnvironment(workDir: string): Record<string, string> {
+  return { PATH: "/usr/bin:/bin", HOME: workDir, TMPDIR: workDir, LANG: "C.UTF-8" };
 }
 
-/** Runs `command` with `stdin`; never rejects — problems are reported in `failure`. */
-export function runProcess(
-  command: string,
+/**
+ * Runs `executable` (no arguments) with `stdin` in a fresh temporary working directory that is
+ * removed afterwards; never rejects — problems are reported in `failure`.
+ */
+export async function runProcess(
+  executable: string,
   stdin: string,
   limits: ExecLimits = {},
+): Promise<ExecOutcome> {
+  let workDir: string;
+  try {
+    workDir = await mkdtemp(join(tmpdir(), "porch-pepr-fn-"));
+  } catch (error) {
+    const failure = `could not create a working directory: ${(error as Error).message}`;
+    return { stdout: "", stderr: "", exitCode: 1, failure };
+  }
+  try {
+    return await spawnBounded(executable, stdin, workDir, limits);
+  } finally {
+    await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+function spawnBounded(
+  executable: string,
+  stdin: string,
+  workDir: string,
+  limits: ExecLimits,
 ): Promise<ExecOutcome> {
   const timeoutMs = limits.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
   const maxOut = limits.maxOutputBytes ?? DEFAULT_EXEC_MAX_OUTPUT_BYTES;
   const maxErr = limits.maxStderrBytes ?? DEFAULT_MAX_STDERR_BYTES;
-  let argv: string[];
-  try {
-    argv = splitCommand(command);
-  } catch (error) {
-    return Promise.resolve({
-      stdout: "",
-      stderr: "",
-      exitCode: 1,
-      failure: (error as Error).message,
-    });
-  }
-  if (argv.length === 0) {
-    return Promise.resolve({
-      stdout: "",
-      stderr: "",
-      exitCode: 1,
-      failure: "exec command is empty",
-    });
-  }
   return new Promise(resolve => {
-    const child = spawn(argv[0], argv.slice(1), {
-      cwd: limits.cwd,
-      env: limits.env ?? { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    const child = spawn(executable, [], {
+      cwd: workDir,
+      env: functionEnvironment(workDir),
       stdio: ["pipe", "pipe", "pipe"],
     });
     const out: Buffer[] = [];

@@ -1,8 +1,9 @@
 // Public API of the KRM function runtime (`kpt fn render` for in-memory packages).
 export { renderPackage, type RenderFailure, type RenderOptions, type RenderOutput } from "./render";
-export type { RenderStep, Stage } from "./pipeline";
+export type { RenderFailureReason, RenderStep, Stage } from "./pipeline";
 export {
   createFunctionRuntime,
+  ExecDeniedError,
   FunctionRuntimeError,
   imageFunctionName,
   type FunctionRunner,
@@ -12,6 +13,13 @@ export {
   type RunResponse,
 } from "./runtime";
 export type { ExecLimits } from "./exec";
+export {
+  EXEC_DISABLED,
+  execDenial,
+  execPolicyFromEnv,
+  parseExecAllowlist,
+  type ExecPolicy,
+} from "./exec-policy";
 export { BUILTIN_FUNCTIONS } from "./builtins";
 export {
   formatResultItem,

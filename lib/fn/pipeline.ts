@@ -1,10 +1,12 @@
 // Runs one package's Kptfile pipeline — mutators in order, then validators — over the
 // package's resources (its own plus its subpackages' rendered ones), as kpt's runPipeline.
 import { krmMeta } from "../krm/documents";
+import { fileNameProblem, printableName } from "../packages/file-names";
 import { describeFunction } from "./kptfile";
 import { joinPath, relativeTo, type PackageNode, type RenderItem } from "./package-tree";
 import { resolveFunctionConfig } from "./function-config";
 import { addFunctionResult, type FunctionResult, type FunctionResultList } from "./results";
+import { ExecDeniedError } from "./runtime";
 import type { FunctionRunner, FunctionRuntime, RunItem, RunResponse } from "./runtime";
 import { hasSelection, mergeSelection, selectItems } from "./selectors";
 import type { PackageFiles, Pipeline, PipelineFunction } from "./types";
@@ -25,6 +27,9 @@ export interface RenderStep {
   result: FunctionResult;
 }
 
+/** Why a render failed, as a condition reason: the package itself is wrong, or a function failed. */
+export type RenderFailureReason = "InvalidKptfile" | "ExecDenied" | "RenderFailed";
+
 export class RenderError extends Error {
   constructor(
     message: string,
@@ -32,6 +37,7 @@ export class RenderError extends Error {
     readonly stage?: Stage,
     readonly index?: number,
     readonly fn?: PipelineFunction,
+    readonly reason: RenderFailureReason = "RenderFailed",
   ) {
     super(message);
     this.name = "RenderError";
@@ -82,13 +88,14 @@ async function runFunction(
   selected: readonly RenderItem[],
   current: readonly RenderItem[],
 ): Promise<RunResponse> {
-  const fail = (reason: string): RenderError =>
+  const fail = (reason: string, code?: RenderFailureReason): RenderError =>
     new RenderError(
       `package ${JSON.stringify(pkg.dir || ".")}: ${stage} ${index} (${describeFunction(fn)}): ${reason}`,
       pkg.dir,
       stage,
       index,
       fn,
+      code,
     );
   let runner: FunctionRunner;
   let functionConfig;
@@ -96,7 +103,10 @@ async function runFunction(
     runner = ctx.runtime.resolve(fn);
     functionConfig = resolveFunctionConfig(fn, pkg.dir, current, ctx.files);
   } catch (error) {
-    throw fail((error as Error).message);
+    throw fail(
+      (error as Error).message,
+      error instanceof ExecDeniedError ? "ExecDenied" : undefined,
+    );
   }
   const items = selected.map(item => ({
     doc: item.doc,
@@ -133,10 +143,24 @@ function toRenderItem(
   fn: PipelineFunction,
 ): RenderItem {
   const base = item.source !== undefined ? selected[item.source] : undefined;
-  const path = item.path !== undefined ? packagePath(pkg, item.path, stage, index, fn) : base?.path;
+  const given =
+    item.path !== undefined ? packagePath(pkg, item.path, stage, index, fn) : base?.path;
+  const path = given ?? joinPath(pkg.dir, defaultPath(item));
+  // A path from the function (or from a resource name it made up) becomes a file in git.
+  const problem = fileNameProblem(path);
+  if (problem) {
+    throw new RenderError(
+      `package ${JSON.stringify(pkg.dir || ".")}: ${stage} ${index} (${describeFunction(fn)}): ` +
+        `function wrote a resource to an unsafe file name: ${printableName(path)} ${problem}`,
+      pkg.dir,
+      stage,
+      index,
+      fn,
+    );
+  }
   return {
     doc: item.doc,
-    path: path ?? joinPath(pkg.dir, defaultPath(item)),
+    path,
     index: item.index ?? base?.index ?? UNSET_INDEX,
     origin: base?.origin,
   };

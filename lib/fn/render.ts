@@ -13,6 +13,7 @@ import {
   RenderError,
   runPipeline,
   type PipelineContext,
+  type RenderFailureReason,
   type RenderStep,
   type Stage,
 } from "./pipeline";
@@ -28,6 +29,8 @@ export interface RenderOptions {
 
 export interface RenderFailure {
   message: string;
+  /** A condition reason: InvalidKptfile, ExecDenied or RenderFailed. */
+  reason: RenderFailureReason;
   /** Package directory whose pipeline failed ("" = root). */
   package: string;
   stage?: Stage;
@@ -63,7 +66,7 @@ export async function renderPackage(
       files: { ...files },
       results,
       steps,
-      error: { message: (error as Error).message, package: "" },
+      error: { message: (error as Error).message, reason: "InvalidKptfile", package: "" },
     };
   }
   const live = new Set<RenderItem>(loaded.items);
@@ -103,7 +106,15 @@ async function hydrate(
   try {
     pipeline = parsePipeline(ctx.files[pkg.kptfilePath], pkg.kptfilePath);
   } catch (error) {
-    if (error instanceof KptfileError) throw new RenderError(error.message, pkg.dir);
+    if (error instanceof KptfileError)
+      throw new RenderError(
+        error.message,
+        pkg.dir,
+        undefined,
+        undefined,
+        undefined,
+        "InvalidKptfile",
+      );
     throw error;
   }
   const input: RenderItem[] = [];
@@ -116,11 +127,13 @@ function toFailure(error: unknown): RenderFailure {
   if (error instanceof RenderError) {
     return {
       message: error.message,
+      reason: error.reason,
       package: error.packageDir,
       stage: error.stage,
       index: error.index,
       function: error.fn,
     };
   }
-  return { message: error instanceof Error ? error.message : String(error), package: "" };
+  const message = error instanceof Error ? error.message : String(error);
+  return { message, reason: "RenderFailed", package: "" };
 }

@@ -1,10 +1,11 @@
 // Chooses how a pipeline function runs: a built-in TypeScript implementation selected by
-// the image's function name (any registry, any tag), a local executable for `exec:` when
-// allowed, and otherwise a clear error — never a silent skip.
+// the image's function name (any registry, any tag), a local executable for `exec:` when the
+// administrator's exec policy allows it, and otherwise a clear error — never a silent skip.
 import type { Document } from "yaml";
 import { BUILTIN_FUNCTIONS } from "./builtins";
 import { restoreFormatting, sameContent } from "./comments";
 import { runProcess, type ExecLimits } from "./exec";
+import { EXEC_DISABLED, execDenial, type ExecPolicy } from "./exec-policy";
 import { parseResourceListYaml, toResourceListYaml } from "./resource-list";
 import { errorResult, hasErrorResult, type ResultItem } from "./results";
 import type { BuiltinFunction, FnItem, PipelineFunction } from "./types";
@@ -37,8 +38,8 @@ export interface FunctionRunner {
 }
 
 export interface FunctionRuntimeOptions {
-  /** Allow `exec:` functions (local executables). Default false, as kpt without --allow-exec. */
-  allowExec?: boolean;
+  /** Which `exec:` functions (local executables) may run. Default none, as kpt without --allow-exec. */
+  execPolicy?: ExecPolicy;
   exec?: ExecLimits;
   /** Built-in implementations by function name; defaults to all of lib/fn/builtins. */
   builtins?: Readonly<Record<string, BuiltinFunction>>;
@@ -58,6 +59,14 @@ export class FunctionRuntimeError extends Error {
   }
 }
 
+/** An `exec` function the exec policy does not allow. */
+export class ExecDeniedError extends FunctionRuntimeError {
+  constructor(message: string) {
+    super(message);
+    this.name = "ExecDeniedError";
+  }
+}
+
 /**
  * The function name of an image reference: the last path segment without tag or digest.
  * `gcr.io/kpt-fn/set-namespace:v0.4.1`, `ghcr.io/kptdev/krm-functions-catalog/set-namespace:v0.4`
@@ -72,19 +81,17 @@ export function imageFunctionName(image: string): string {
 
 export function createFunctionRuntime(options: FunctionRuntimeOptions = {}): FunctionRuntime {
   const builtins = options.builtins ?? BUILTIN_FUNCTIONS;
+  const policy = options.execPolicy ?? EXEC_DISABLED;
+  const execState = policy.enabled ? `${policy.allowed.size} allowed` : "disabled";
   const describe = (): string =>
-    `builtin (${Object.keys(builtins).sort().join(", ")}); exec (${options.allowExec ? "enabled" : "disabled"})`;
+    `builtin (${Object.keys(builtins).sort().join(", ")}); exec (${execState})`;
   return {
     describe,
     resolve(fn) {
       if (fn.exec !== undefined && fn.exec !== "") {
-        if (!options.allowExec) {
-          throw new FunctionRuntimeError(
-            `cannot run exec function ${JSON.stringify(fn.exec)}: the exec runtime is disabled ` +
-              `(create the function runtime with allowExec: true to run local executables)`,
-          );
-        }
-        return execRunner(fn.exec, options.exec ?? {});
+        const denial = execDenial(fn.exec, policy);
+        if (denial) throw new ExecDeniedError(denial);
+        return execRunner(policy.allowed.get(fn.exec) as string, options.exec ?? {});
       }
       const image = fn.image ?? "";
       const builtin = builtins[imageFunctionName(image)];
@@ -115,12 +122,12 @@ function builtinRunner(fn: BuiltinFunction): FunctionRunner {
   };
 }
 
-function execRunner(command: string, limits: ExecLimits): FunctionRunner {
+function execRunner(executable: string, limits: ExecLimits): FunctionRunner {
   return {
     runtime: "exec",
     async run(request) {
       const stdin = toResourceListYaml(request.items, request.functionConfig);
-      const outcome = await runProcess(command, stdin, limits);
+      const outcome = await runProcess(executable, stdin, limits);
       const stderr = outcome.stderr || undefined;
       if (outcome.failure) {
         return {

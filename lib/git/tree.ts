@@ -3,6 +3,7 @@
 // package path are rewritten; everything else on the branch keeps its object ids.
 import type { GitClient, TreeEntry } from "./client";
 import { GitStoreError } from "./errors";
+import { fileNameProblem, printableName } from "../packages/file-names";
 
 const TREE_MODE = "040000";
 const FILE_MODE = "100644";
@@ -13,12 +14,16 @@ function sortEntries(entries: TreeEntry[]): TreeEntry[] {
   return [...entries].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
+/** The last guard before a name becomes a tree entry (callers check the whole set earlier). */
 function checkFilePath(path: string): string[] {
-  const parts = path.split("/");
-  if (path === "" || parts.some(p => p === "" || p === "." || p === ".." || p === ".git")) {
-    throw new GitStoreError("InvalidArgument", `invalid file path "${path}" in package resources`);
+  const problem = fileNameProblem(path);
+  if (problem) {
+    throw new GitStoreError(
+      "InvalidArgument",
+      `invalid file path ${printableName(path)} in package resources: it ${problem}`,
+    );
   }
-  return parts;
+  return path.split("/");
 }
 
 interface DirNode {
@@ -34,13 +39,19 @@ export async function buildTree(client: GitClient, files: Record<string, string>
     let node = root;
     for (const dir of parts.slice(0, -1)) {
       if (node.files.has(dir))
-        throw new GitStoreError("InvalidArgument", `"${path}" is below a file of the same name`);
+        throw new GitStoreError(
+          "InvalidArgument",
+          `${printableName(path)} is below a file of the same name`,
+        );
       node =
         node.dirs.get(dir) ?? node.dirs.set(dir, { files: new Map(), dirs: new Map() }).get(dir)!;
     }
     const name = parts[parts.length - 1];
     if (node.dirs.has(name))
-      throw new GitStoreError("InvalidArgument", `"${path}" is both a file and a directory`);
+      throw new GitStoreError(
+        "InvalidArgument",
+        `${printableName(path)} is both a file and a directory`,
+      );
     node.files.set(name, Buffer.from(content, "utf8"));
   }
   return writeDir(client, root);

@@ -1,3 +1,4 @@
+import { EXEC_DISABLED, execDenial, type ExecPolicy } from "../fn/exec-policy";
 import { invalid, keysOf } from "./field";
 import { labelValueProblem, qualifiedNameProblem } from "./kubernetes-names";
 
@@ -62,15 +63,19 @@ export function functionProblems(fn: KptFunction, path: string): string[] {
   return problems;
 }
 
+/** Functions a pipeline may run: an `exec` only when the administrator's policy allows it. */
 export function pipelineProblems(
   pipeline: { mutators?: KptFunction[]; validators?: KptFunction[] } | undefined,
   path: string,
+  execPolicy: ExecPolicy = EXEC_DISABLED,
 ): string[] {
+  const each = (fn: KptFunction, at: string) => {
+    const denial = fn.exec && !fn.image ? execDenial(fn.exec, execPolicy) : undefined;
+    return [...functionProblems(fn, at), ...(denial ? [`${at}.exec: ${denial}`] : [])];
+  };
   return [
-    ...(pipeline?.validators ?? []).flatMap((f, i) =>
-      functionProblems(f, `${path}.validators[${i}]`),
-    ),
-    ...(pipeline?.mutators ?? []).flatMap((f, i) => functionProblems(f, `${path}.mutators[${i}]`)),
+    ...(pipeline?.validators ?? []).flatMap((f, i) => each(f, `${path}.validators[${i}]`)),
+    ...(pipeline?.mutators ?? []).flatMap((f, i) => each(f, `${path}.mutators[${i}]`)),
   ];
 }
 

@@ -8,3 +8,4 @@ export { validatePackageRevision, validatePackageRevisionResources } from "./pac
 export type { AdmissionContext } from "./package-revision";
 export { isOperatorRequest, secretUses, secretUseProblem } from "./requester";
 export type { RequestUser, SecretUse } from "./requester";
+export { packageFilesProblems } from "./package-files";

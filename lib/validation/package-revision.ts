@@ -1,7 +1,9 @@
 import { isDeepStrictEqual } from "node:util";
 import type { PackageRevision, PackageRevisionResources } from "../../crd-types";
+import { EXEC_DISABLED, type ExecPolicy } from "../fn";
 import type { Lifecycle } from "../git/types";
 import { transitionProblem, unmetReadinessGates } from "../packages/lifecycle";
+import { packageFilesProblems } from "./package-files";
 
 export interface AdmissionContext {
   operation: string;
@@ -53,19 +55,24 @@ export function validatePackageRevision(
   return problems;
 }
 
-/** The files of a Published (or DeletionProposed) revision are read-only. */
+/**
+ * The files of a Published (or DeletionProposed) revision are read-only; new files must have
+ * safe names and may name only the exec functions the administrator allows. The controllers'
+ * own writes are checked by the controller before they reach git.
+ */
 export function validatePackageRevisionResources(
   prr: PackageRevisionResources,
   old: PackageRevisionResources | undefined,
   ownerLifecycle: string | undefined,
   ctx: AdmissionContext,
+  execPolicy: ExecPolicy = EXEC_DISABLED,
 ): string[] {
-  if (ctx.byOperator || !old) return [];
-  if (isDeepStrictEqual(old.spec?.resources, prr.spec?.resources)) return [];
-  if (ownerLifecycle === "Published" || ownerLifecycle === "DeletionProposed") {
+  if (ctx.byOperator) return [];
+  if (old && isDeepStrictEqual(old.spec?.resources, prr.spec?.resources)) return [];
+  if (old && (ownerLifecycle === "Published" || ownerLifecycle === "DeletionProposed")) {
     return [
       `spec.resources: the files of a ${ownerLifecycle} revision are read-only; create a new draft from it (spec.source.copyFrom) and edit that`,
     ];
   }
-  return [];
+  return packageFilesProblems(prr.spec?.resources ?? {}, "spec.resources", execPolicy);
 }

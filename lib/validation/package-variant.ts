@@ -1,4 +1,5 @@
 import type { PackageVariantSpec } from "../../crd-types";
+import { EXEC_DISABLED, type ExecPolicy } from "../fn/exec-policy";
 import {
   ADOPTION_POLICIES,
   annotationProblems,
@@ -43,9 +44,13 @@ function injectorProblems(injectors: PackageVariantSpec["injectors"]): string[] 
 
 /**
  * Every problem of a PackageVariant spec, each naming its field, in the reference's wording
- * where it has one. Pure: the admission webhook and the controller share it.
+ * where it has one. Pure: the admission webhook and the controller share it, with the
+ * administrator's exec policy (default: no exec functions).
  */
-export function validatePackageVariant(spec: PackageVariantSpec | undefined): string[] {
+export function validatePackageVariant(
+  spec: PackageVariantSpec | undefined,
+  execPolicy: ExecPolicy = EXEC_DISABLED,
+): string[] {
   const s = spec ?? {};
   return [
     ...upstreamProblems(s.upstream, "spec.upstream", missing),
@@ -54,7 +59,7 @@ export function validatePackageVariant(spec: PackageVariantSpec | undefined): st
     ...labelProblems(s.labels, "spec.labels"),
     ...annotationProblems(s.annotations, "spec.annotations"),
     ...packageContextProblems(s.packageContext, "spec.packageContext"),
-    ...pipelineProblems(s.pipeline, "spec.pipeline"),
+    ...pipelineProblems(s.pipeline, "spec.pipeline", execPolicy),
     ...injectorProblems(s.injectors),
   ];
 }

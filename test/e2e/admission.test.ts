@@ -37,6 +37,58 @@ describe.each(examples.filter(e => !e.file.startsWith("invalid-")).map(e => [e.f
   },
 );
 
+describe("exec functions", () => {
+  const variant = (exec: string) =>
+    JSON.stringify({
+      apiVersion: "config.porch.kpt.dev/v1alpha1",
+      kind: "PackageVariant",
+      metadata: { name: "runs-exec" },
+      spec: {
+        upstream: { repo: "blueprints", package: "base-ns", revision: 1 },
+        downstream: { repo: "deployments", package: "my-ns" },
+        pipeline: { mutators: [{ image: "set-labels" }, { exec }] },
+      },
+    });
+
+  it("are denied in a PackageVariant unless the administrator allow-listed them", () => {
+    const denied = kubectl(["apply", "--dry-run=server", "-n", ns, "-f", "-"], variant("/bin/sh"));
+    expect(denied.code).not.toBe(0);
+    expect(denied.stderr).toContain(
+      `spec.pipeline.mutators[1].exec: exec function "/bin/sh" is not allowed: it is not on the operator's exec allow-list`,
+    );
+    const allowed = kubectl(
+      ["apply", "--dry-run=server", "-n", ns, "-f", "-"],
+      variant("e2e-identity"),
+    );
+    expect(allowed.stderr).toBe("");
+  });
+
+  it("are denied in a new PackageRevisionResources' Kptfile, with its unsafe file names", () => {
+    const kptfile = `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  mutators:\n    - exec: /bin/sh\n`;
+    const result = kubectl(
+      ["apply", "--dry-run=server", "-n", ns, "-f", "-"],
+      JSON.stringify({
+        apiVersion: "porch.kpt.dev/v1alpha2",
+        kind: "PackageRevisionResources",
+        metadata: { name: "blueprints.p.v1" },
+        spec: {
+          packageName: "p",
+          repository: "blueprints",
+          workspaceName: "v1",
+          resources: { Kptfile: kptfile, ".GIT/config": "x" },
+        },
+      }),
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(
+      'spec.resources has unsafe file names: ".GIT/config" has a ".git" component',
+    );
+    expect(result.stderr).toContain(
+      'spec.resources["Kptfile"] pipeline.mutators[0]: exec function "/bin/sh" is not allowed',
+    );
+  });
+});
+
 describe("the schema", () => {
   const pv = (spec: string) => `apiVersion: config.porch.kpt.dev/v1alpha1
 kind: PackageVariant

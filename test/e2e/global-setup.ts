@@ -5,6 +5,10 @@ import { startEnvironment } from "../../hack/environment";
  * Test files run in other processes: what they need travels in environment variables.
  */
 export default async function globalSetup(): Promise<void> {
+  // The module runs exec functions, but only the one allow-listed (cat: the identity function),
+  // so admission's and the render's allow-list are tested as an administrator would set them.
+  process.env.PORCH_PEPR_ALLOW_EXEC = "true";
+  process.env.PORCH_PEPR_EXEC_ALLOWLIST = "e2e-identity=/usr/bin/cat";
   const env = await startEnvironment({ purpose: "test" });
   process.env.KUBECONFIG = env.kubeconfig;
   process.env.PORCH_PEPR_E2E_GIT_URL = env.git.url;

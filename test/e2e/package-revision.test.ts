@@ -1,4 +1,7 @@
 import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import {
   createGitRepository,
   gitServer,
@@ -312,5 +315,85 @@ describe("a clone from a git URL", () => {
       directory: "catalog/web",
       ref: "catalog/web/v1",
     });
+  });
+});
+
+/** Pushes `files` as the main branch of `url` with plain git: content our store would refuse. */
+function pushWithGit(url: string, files: Record<string, string>): void {
+  const dir = mkdtempSync(join(tmpdir(), "porch-e2e-hostile-"));
+  try {
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-C", dir, "-c", "user.name=e2e", "-c", "user.email=e2e@x", ...args]);
+    git("init", "-q", "-b", "main");
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    git("add", "-A");
+    git("commit", "-qm", "hostile content");
+    git("push", "-q", "--force", url, "HEAD:refs/heads/main");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("unsafe files and exec functions", () => {
+  it("an edit with ../escape.yaml and a NUL in a file name is denied, naming both", async () => {
+    createRevision(ns, "blueprints", "unsafe", "v1", { init: { description: "unsafe names" } });
+    await rendered(ns, "blueprints.unsafe.v1");
+    const result = setFiles(ns, "blueprints.unsafe.v1", {
+      ...files(ns, "blueprints.unsafe.v1"),
+      "../escape.yaml": configMap("a", "b"),
+      "a\u0000b.yaml": configMap("c", "d"),
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("spec.resources has unsafe file names:");
+    expect(result.stderr).toContain('"../escape.yaml" has a ".." segment');
+    expect(result.stderr).toContain('"a\\u0000b.yaml" contains a control or invisible character');
+  });
+
+  it("runs the allow-listed exec function on an edit", async () => {
+    const identity = `pipeline:\n  mutators:\n    - exec: e2e-identity\n`;
+    const edit = setFiles(ns, "blueprints.unsafe.v1", {
+      Kptfile: kptfile("unsafe", identity),
+      "cm.yaml": configMap("green", "big"),
+    });
+    expect(edit.stderr).toBe("");
+    const pr = await rendered(ns, "blueprints.unsafe.v1");
+    expect(condition(pr, "Rendered")?.message).toBe("rendered 1 function(s)");
+  });
+
+  it("a clone whose git content has an unsafe file name is Ready=False and commits nothing", async () => {
+    const url = await createGitRepository("hostile");
+    pushWithGit(url, {
+      "names/Kptfile": kptfile("names"),
+      "names/bell\u0007.yaml": configMap("a", "b"),
+      "exec/Kptfile": kptfile("exec", `pipeline:\n  mutators:\n    - exec: /bin/sh\n`),
+      "exec/cm.yaml": configMap("a", "b"),
+    });
+    const clone = (pkg: string) =>
+      createRevision(ns, "deployments", `hostile-${pkg}`, "v1", {
+        cloneFrom: { type: "git", git: { repo: url, ref: "main", directory: pkg } },
+      });
+    clone("names");
+    const ready = await eventually("Ready=False", () => {
+      const pr = getJson<PR>("packagerevision", "deployments.hostile-names.v1", ns);
+      return condition(pr, "Ready")?.status === "False" ? condition(pr, "Ready") : undefined;
+    });
+    expect(ready?.reason).toBe("UnsafeFileNames");
+    expect(ready?.message).toContain(
+      '"bell\\u0007.yaml" contains a control or invisible character',
+    );
+    expect(refs(deploymentsUrl)).not.toContain("hostile-names");
+
+    clone("exec");
+    const denied = await eventually("Rendered=False", () => {
+      const pr = getJson<PR>("packagerevision", "deployments.hostile-exec.v1", ns);
+      return condition(pr, "Rendered")?.status === "False" ? condition(pr, "Rendered") : undefined;
+    });
+    expect(denied?.reason).toBe("ExecDenied");
+    expect(denied?.message).toContain(
+      `exec function "/bin/sh" is not allowed: it is not on the operator's exec allow-list`,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { PermanentError } from "../../../lib/controller/permanent-error";
 import { WorkQueue } from "../../../lib/controller/work-queue";
 
 const tick = (ms = 0) => new Promise(r => setTimeout(r, ms));
@@ -88,6 +89,33 @@ describe("WorkQueue", () => {
     queue.add("a");
     await queue.idle();
     expect(runs).toBe(1);
+    expect(queue.pending).toBe(0);
+  });
+
+  it("does not retry a PermanentError: the key waits for its next add", async () => {
+    let attempts = 0;
+    const permanent: string[] = [];
+    const retried: string[] = [];
+    const queue = new WorkQueue(
+      async () => {
+        attempts += 1;
+        throw new PermanentError("UnsafeFileNames", "spec.resources has unsafe file names");
+      },
+      {
+        ...fast,
+        onError: key => retried.push(key),
+        onPermanentError: (key, error) => permanent.push(`${key}: ${error.reason}`),
+      },
+    );
+    queue.add("a");
+    await queue.idle();
+    expect(queue.pending).toBe(0);
+    expect(attempts).toBe(1);
+    expect(permanent).toEqual(["a: UnsafeFileNames"]);
+    expect(retried).toEqual([]);
+    queue.add("a");
+    await queue.idle();
+    expect(attempts).toBe(2);
     expect(queue.pending).toBe(0);
   });
 });

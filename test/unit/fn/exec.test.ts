@@ -1,20 +1,21 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { splitCommand } from "../../../lib/fn/exec";
 import { renderPackage } from "../../../lib/fn/render";
 import { createFunctionRuntime } from "../../../lib/fn/runtime";
 import { kptfile, renderMutator } from "./helpers";
 
 const YAML_MODULE = JSON.stringify(require.resolve("yaml"));
 let dir: string;
+/** The allow-list: every script written below, by its path. */
+const allowed = new Map<string, string>();
 
 /** Writes an executable node script that gets the parsed ResourceList as `rl` and prints what `body` returns. */
 function script(name: string, body: string): string {
   const path = join(dir, name);
   writeFileSync(
     path,
-    `#!/usr/bin/env node
+    `#!${process.execPath}
 const YAML = require(${YAML_MODULE});
 let input = "";
 process.stdin.on("data", (chunk) => (input += chunk));
@@ -26,11 +27,12 @@ process.stdin.on("end", () => {
 `,
   );
   chmodSync(path, 0o755);
+  allowed.set(path, path);
   return path;
 }
 
 const allowExec = (limits = {}) => ({
-  runtime: createFunctionRuntime({ allowExec: true, exec: limits }),
+  runtime: createFunctionRuntime({ execPolicy: { enabled: true, allowed }, exec: limits }),
 });
 const cm = (name: string, extra = ""): string =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${extra}`;
@@ -121,13 +123,67 @@ describe("exec runtime", () => {
     expect(out.error?.message).toContain("replicas must be set");
   });
 
-  it("is refused unless the runtime allows exec", async () => {
+  it("is refused unless the policy enables exec and allow-lists the executable", async () => {
     const fn = script("never.js", "return rl;");
-    const out = await renderMutator(`exec: ${fn}`, { "a.yaml": cm("a") });
-    expect(out.error?.message).toContain(
-      `cannot run exec function ${JSON.stringify(fn)}: the exec runtime is disabled`,
+    const disabled = await renderMutator(`exec: ${fn}`, { "a.yaml": cm("a") });
+    expect(disabled.error?.message).toContain(
+      `exec function ${JSON.stringify(fn)} is not allowed: this operator does not run exec functions`,
     );
-    expect(out.results.items).toEqual([]);
+    expect(disabled.error?.reason).toBe("ExecDenied");
+    expect(disabled.results.items).toEqual([]);
+    const other = createFunctionRuntime({
+      execPolicy: { enabled: true, allowed: new Map([["other", "/usr/bin/true"]]) },
+    });
+    const unlisted = await renderMutator(`exec: ${fn}`, { "a.yaml": cm("a") }, { runtime: other });
+    expect(unlisted.error?.message).toContain(
+      `exec function ${JSON.stringify(fn)} is not allowed: it is not on the operator's exec allow-list`,
+    );
+    // Arguments are the tenant's: an allow-listed path with arguments is another command.
+    const withArgs = await renderMutator(`exec: ${fn} --x`, { "a.yaml": cm("a") }, allowExec());
+    expect(withArgs.error?.message).toContain("is not on the operator's exec allow-list");
+  });
+
+  it("runs an allow-listed name as the path it stands for", async () => {
+    const fn = script("named.js", "return rl;");
+    const runtime = createFunctionRuntime({
+      execPolicy: { enabled: true, allowed: new Map([["my-fn", fn]]) },
+    });
+    const out = await renderMutator("exec: my-fn", { "a.yaml": cm("a") }, { runtime });
+    expect(out.error).toBeUndefined();
+    expect(out.steps[0].runtime).toBe("exec");
+  });
+
+  it("gives the function a scrubbed environment and a fresh working directory of its own", async () => {
+    const fn = script(
+      "env.js",
+      `rl.items[0].data = { env: JSON.stringify(process.env), cwd: process.cwd() };
+       return rl;`,
+    );
+    const planted = {
+      KUBERNETES_SERVICE_HOST: "10.0.0.1",
+      PORCH_PEPR_EXEC_ALLOWLIST: "/x",
+      GIT_TOKEN: "secret-token",
+      KUBECONFIG: "/root/.kube/config",
+    };
+    Object.assign(process.env, planted);
+    let out;
+    try {
+      out = await renderMutator(`exec: ${fn}`, { "a.yaml": cm("a") }, allowExec());
+    } finally {
+      for (const name of Object.keys(planted)) delete process.env[name];
+    }
+    expect(out.error).toBeUndefined();
+    const data = (await import("yaml")).parse(out.files["a.yaml"]).data as Record<string, string>;
+    const env = JSON.parse(data.env) as Record<string, string>;
+    expect(env).toEqual({
+      PATH: "/usr/bin:/bin",
+      HOME: data.cwd,
+      TMPDIR: data.cwd,
+      LANG: "C.UTF-8",
+    });
+    expect(data.cwd).not.toBe(process.cwd());
+    expect(data.cwd.startsWith(tmpdir())).toBe(true);
+    expect(existsSync(data.cwd)).toBe(false);
   });
 
   it("kills a function that runs too long or writes too much", async () => {
@@ -163,19 +219,19 @@ describe("exec runtime", () => {
       'function must not modify resources outside of package: resource has path "../x.yaml"',
     );
   });
-});
 
-describe("splitCommand", () => {
-  it.each([
-    ["/usr/bin/fn", ["/usr/bin/fn"]],
-    ["fn --flag value", ["fn", "--flag", "value"]],
-    [`fn "two words" 'single quoted' a\\ b`, ["fn", "two words", "single quoted", "a b"]],
-    [`fn ""`, ["fn", ""]],
-  ])("%s", (command, expected) => {
-    expect(splitCommand(command)).toEqual(expected);
-  });
-
-  it("rejects an unterminated quote", () => {
-    expect(() => splitCommand('fn "open')).toThrow("unterminated quote");
-  });
+  it.each([".git/config", "evil\u0007.yaml", "a\\b.yaml"])(
+    "rejects output resources written to the unsafe file name %j",
+    async path => {
+      const fn = script(
+        `unsafe-${allowed.size}.js`,
+        `rl.items[0].metadata.annotations["internal.config.kubernetes.io/path"] = ${JSON.stringify(path)}; return rl;`,
+      );
+      const out = await renderMutator(`exec: ${fn}`, { "a.yaml": cm("a") }, allowExec());
+      expect(out.ok).toBe(false);
+      expect(out.error?.message).toContain("function wrote a resource to an unsafe file name");
+      expect(out.files).toEqual(expect.objectContaining({ "a.yaml": cm("a") }));
+      expect(Object.keys(out.files)).not.toContain(path);
+    },
+  );
 });

@@ -219,8 +219,12 @@ items:
     expect(both.error?.message).toBe(
       'Kptfile "Kptfile" is invalid: field `pipeline.mutators[0]`: must not specify both `image` and `exec` at the same time',
     );
+    expect(both.error?.reason).toBe("InvalidKptfile");
     const none = await renderPackage({ "a.yaml": cm("a") });
     expect(none.ok).toBe(false);
     expect(none.error?.message).toContain("no root Kptfile");
+    expect(none.error?.reason).toBe("InvalidKptfile");
+    const failing = await renderMutator("image: set-labels", { "a.yaml": cm("a") });
+    expect(failing.error?.reason).toBe("RenderFailed");
   });
 });

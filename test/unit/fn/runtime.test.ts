@@ -1,5 +1,6 @@
 import {
   createFunctionRuntime,
+  ExecDeniedError,
   FunctionRuntimeError,
   imageFunctionName,
 } from "../../../lib/fn/runtime";
@@ -30,12 +31,14 @@ describe("createFunctionRuntime", () => {
   });
 
   it("lists what is available, including whether exec is enabled", () => {
-    expect(createFunctionRuntime({ allowExec: true }).describe()).toBe(
-      "builtin (apply-replacements, apply-setters, ensure-name-substring, search-replace, set-annotations, set-labels, set-namespace); exec (enabled)",
+    const runtime = createFunctionRuntime({
+      execPolicy: { enabled: true, allowed: new Map([["/bin/true", "/bin/true"]]) },
+    });
+    expect(runtime.describe()).toBe(
+      "builtin (apply-replacements, apply-setters, ensure-name-substring, search-replace, set-annotations, set-labels, set-namespace); exec (1 allowed)",
     );
-    expect(createFunctionRuntime({ allowExec: true }).resolve({ exec: "/bin/true" }).runtime).toBe(
-      "exec",
-    );
+    expect(runtime.resolve({ exec: "/bin/true" }).runtime).toBe("exec");
+    expect(() => runtime.resolve({ exec: "/bin/false" })).toThrow(ExecDeniedError);
   });
 
   it("throws FunctionRuntimeError for an unknown image, and can be given another set of built-ins", () => {

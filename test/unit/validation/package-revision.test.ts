@@ -146,4 +146,40 @@ describe("validatePackageRevisionResources", () => {
       ),
     ).toEqual([]);
   });
+
+  const kptfileRunning = (exec: string) =>
+    `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  mutators:\n    - exec: ${exec}\n`;
+  const allowing = (exec: string) => ({ enabled: true, allowed: new Map([[exec, exec]]) });
+
+  it("refuses unsafe file names on create and update, naming every key printably", () => {
+    const files = { Kptfile: "", "../escape.yaml": "", "a\u0000b.yaml": "", "ok.yaml": "" };
+    const expected = [
+      'spec.resources has unsafe file names: "../escape.yaml" has a ".." segment, "a\\u0000b.yaml" contains a control or invisible character',
+    ];
+    expect(
+      validatePackageRevisionResources(prr(files), prr({ a: "1" }), "Draft", user("UPDATE")),
+    ).toEqual(expected);
+    expect(
+      validatePackageRevisionResources(prr(files), undefined, undefined, user("CREATE")),
+    ).toEqual(expected);
+  });
+
+  it("refuses a Kptfile exec function the administrator did not allow, in any package", () => {
+    const files = { Kptfile: kptfileRunning("/opt/fn"), "sub/Kptfile": kptfileRunning("/bin/sh") };
+    expect(validatePackageRevisionResources(prr(files), prr({}), "Draft", user("UPDATE"))).toEqual([
+      'spec.resources["Kptfile"] pipeline.mutators[0]: exec function "/opt/fn" is not allowed: this operator does not run exec functions',
+      'spec.resources["sub/Kptfile"] pipeline.mutators[0]: exec function "/bin/sh" is not allowed: this operator does not run exec functions',
+    ]);
+    expect(
+      validatePackageRevisionResources(
+        prr(files),
+        prr({}),
+        "Draft",
+        user("UPDATE"),
+        allowing("/opt/fn"),
+      ),
+    ).toEqual([
+      `spec.resources["sub/Kptfile"] pipeline.mutators[0]: exec function "/bin/sh" is not allowed: it is not on the operator's exec allow-list (ask the administrator)`,
+    ]);
+  });
 });

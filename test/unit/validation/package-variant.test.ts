@@ -15,6 +15,20 @@ describe("validatePackageVariant", () => {
     expect(validatePackageVariant(valid)).toEqual([]);
   });
 
+  it("refuses exec functions unless the administrator's policy allows them", () => {
+    const spec = withSpec({
+      pipeline: { mutators: [{ image: "set-labels" }, { exec: "/opt/fn" }, { exec: "named" }] },
+    });
+    expect(validatePackageVariant(spec)).toEqual([
+      'spec.pipeline.mutators[1].exec: exec function "/opt/fn" is not allowed: this operator does not run exec functions',
+      'spec.pipeline.mutators[2].exec: exec function "named" is not allowed: this operator does not run exec functions',
+    ]);
+    const policy = { enabled: true, allowed: new Map([["named", "/opt/named"]]) };
+    expect(validatePackageVariant(spec, policy)).toEqual([
+      `spec.pipeline.mutators[1].exec: exec function "/opt/fn" is not allowed: it is not on the operator's exec allow-list (ask the administrator)`,
+    ]);
+  });
+
   it.each<[string, PackageVariantSpec | undefined, string[]]>([
     [
       "no spec",
@@ -120,12 +134,13 @@ describe("validatePackageVariant", () => {
     ).toEqual([]);
   });
 
-  it("accepts a workspaceName instead of a revision, nested package paths and exec functions", () => {
+  it("accepts a workspaceName instead of a revision, nested package paths and allowed exec functions", () => {
     const spec = withSpec({
       upstream: { repo: "b", package: "apps/nginx", workspaceName: "v1" },
       downstream: { repo: "d", package: "apps/nginx-east" },
-      pipeline: { mutators: [{ exec: "./local-fn" }] },
+      pipeline: { mutators: [{ exec: "local-fn" }] },
     });
-    expect(validatePackageVariant(spec)).toEqual([]);
+    const policy = { enabled: true, allowed: new Map([["local-fn", "/opt/fns/local-fn"]]) };
+    expect(validatePackageVariant(spec, policy)).toEqual([]);
   });
 });

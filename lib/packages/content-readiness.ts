@@ -1,0 +1,29 @@
+import type { Condition, ConditionInput } from "../kubernetes/conditions";
+import { fileNamesProblem } from "./file-names";
+import { PermanentError } from "../controller/permanent-error";
+
+/**
+ * Rendered reasons for files git could not take at all (not a failed function, whose last good
+ * content stays committed): the revision is not Ready until its files change.
+ */
+export const UNCOMMITTABLE_REASONS = ["UnsafeFileNames", "InvalidContent"] as const;
+
+/**
+ * The Ready condition a Draft or Proposed revision gets while its latest files could not be
+ * committed (Rendered=False for one of UNCOMMITTABLE_REASONS), or undefined when nothing blocks.
+ */
+export function blockedReady(
+  lifecycle: string | undefined,
+  rendered: Condition | undefined,
+): ConditionInput | undefined {
+  if (lifecycle !== "Draft" && lifecycle !== "Proposed") return undefined;
+  if (rendered?.status !== "False") return undefined;
+  if (!(UNCOMMITTABLE_REASONS as readonly string[]).includes(rendered.reason)) return undefined;
+  return { type: "Ready", status: "False", reason: rendered.reason, message: rendered.message };
+}
+
+/** Throws PermanentError (reason UnsafeFileNames) unless every file name is safe. */
+export function assertSafeFileNames(files: Record<string, string>, what: string): void {
+  const problem = fileNamesProblem(Object.keys(files), what);
+  if (problem) throw new PermanentError("UnsafeFileNames", problem);
+}

@@ -1,0 +1,36 @@
+import { EXEC_DISABLED, execDenial, parsePipeline, type ExecPolicy } from "../fn";
+import { fileNamesProblem, printableName } from "../packages/file-names";
+
+const isKptfile = (path: string): boolean => path === "Kptfile" || path.endsWith("/Kptfile");
+
+/**
+ * What a package's files may not hold, for admission and the controller alike: unsafe file
+ * names, and Kptfile pipelines naming an `exec` function the administrator did not allow. A
+ * Kptfile that does not parse is left to the render, which reports it (reason InvalidKptfile).
+ */
+export function packageFilesProblems(
+  files: Record<string, string>,
+  field: string,
+  execPolicy: ExecPolicy = EXEC_DISABLED,
+): string[] {
+  const problems: string[] = [];
+  const names = fileNamesProblem(Object.keys(files), field);
+  if (names) problems.push(names);
+  for (const [path, text] of Object.entries(files)) {
+    if (!isKptfile(path)) continue;
+    let pipeline;
+    try {
+      pipeline = parsePipeline(text, path);
+    } catch {
+      continue;
+    }
+    for (const stage of ["mutators", "validators"] as const) {
+      pipeline[stage].forEach((fn, i) => {
+        const denial = fn.exec ? execDenial(fn.exec, execPolicy) : undefined;
+        if (denial)
+          problems.push(`${field}[${printableName(path)}] pipeline.${stage}[${i}]: ${denial}`);
+      });
+    }
+  }
+  return problems;
+}

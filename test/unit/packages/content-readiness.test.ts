@@ -1,0 +1,60 @@
+import { isPermanentError } from "../../../lib/controller/permanent-error";
+import type { Condition } from "../../../lib/kubernetes/conditions";
+import { assertSafeFileNames, blockedReady } from "../../../lib/packages/content-readiness";
+
+const rendered = (status: Condition["status"], reason: string): Condition => ({
+  type: "Rendered",
+  status,
+  reason,
+  message: `${reason} message`,
+  lastTransitionTime: "2026-01-01T00:00:00Z",
+});
+
+describe("Ready while the files cannot be committed", () => {
+  it.each(["UnsafeFileNames", "InvalidContent"])(
+    "is False with the render's reason and message for %s (Draft and Proposed)",
+    reason => {
+      for (const lifecycle of ["Draft", "Proposed"]) {
+        expect(blockedReady(lifecycle, rendered("False", reason))).toEqual({
+          type: "Ready",
+          status: "False",
+          reason,
+          message: `${reason} message`,
+        });
+      }
+    },
+  );
+
+  it("is not blocked by a failed function (its last good content is in git), nor once rendered", () => {
+    for (const reason of ["RenderFailed", "ExecDenied", "InvalidKptfile", "Failed"])
+      expect(blockedReady("Draft", rendered("False", reason))).toBeUndefined();
+    expect(blockedReady("Draft", rendered("True", "Rendered"))).toBeUndefined();
+    expect(blockedReady("Draft", undefined)).toBeUndefined();
+  });
+
+  it("does not hold a Published revision (render no longer runs for it)", () => {
+    for (const lifecycle of ["Published", "DeletionProposed"])
+      expect(blockedReady(lifecycle, rendered("False", "UnsafeFileNames"))).toBeUndefined();
+  });
+});
+
+describe("assertSafeFileNames", () => {
+  it("throws a PermanentError naming every unsafe key, reason UnsafeFileNames", () => {
+    let thrown: unknown;
+    try {
+      assertSafeFileNames(
+        { Kptfile: "", "../escape.yaml": "", "a\u0000b.yaml": "" },
+        "spec.resources",
+      );
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isPermanentError(thrown)).toBe(true);
+    expect(thrown).toMatchObject({
+      reason: "UnsafeFileNames",
+      message:
+        'spec.resources has unsafe file names: "../escape.yaml" has a ".." segment, "a\\u0000b.yaml" contains a control or invisible character',
+    });
+    expect(() => assertSafeFileNames({ Kptfile: "", "a/b.yaml": "" }, "x")).not.toThrow();
+  });
+});
