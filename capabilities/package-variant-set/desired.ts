@@ -1,6 +1,6 @@
 import { K8s } from "pepr";
 import { PackageRevision, PackageVariantSet, Repository } from "../../crd-types";
-import { toCelObject } from "../../lib/cel";
+import { CelCostBudget, toCelObject } from "../../lib/cel";
 import {
   desiredVariant,
   renderPackageVariantSpec,
@@ -41,6 +41,8 @@ function renderTargets(
     upstream: set.spec?.upstream ?? {},
     upstreamObject: toCelObject(upstream),
     repositories,
+    // One budget per reconcile of the set: a costly template fails its targets, not the loop.
+    budget: new CelCostBudget(),
   };
   for (const ctx of contexts) {
     try {

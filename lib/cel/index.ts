@@ -7,3 +7,4 @@ export {
   TemplateExpressionError,
 } from "./template-expression";
 export type { CelObject, TemplateInputs } from "./template-expression";
+export { CelCostBudget, COST_LIMIT_PER_EVALUATION, COST_LIMIT_PER_SET } from "./cost";

@@ -1,4 +1,5 @@
 import { Environment } from "@marcbachmann/cel-js";
+import { withRegexFunctions } from "./program";
 
 /**
  * The CEL environment of PackageVariantSet templates (seed 000 "CEL Environment").
@@ -30,7 +31,7 @@ export interface ExpressionScope {
 const limits = { maxAstNodes: 2000, maxDepth: 50, maxListElements: 200, maxMapEntries: 200 };
 
 function build(scope: ExpressionScope): Environment {
-  const env = new Environment({ limits })
+  const env = withRegexFunctions(new Environment({ limits }))
     .registerVariable("repoDefault", "string")
     .registerVariable("packageDefault", "string")
     .registerVariable({ name: "upstream", schema: objectSchema })

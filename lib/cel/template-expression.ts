@@ -1,4 +1,18 @@
 import type { ParseResult } from "@marcbachmann/cel-js";
+import {
+  CelCostBudget,
+  COST_LIMIT_PER_EVALUATION,
+  CostLimitExceededError,
+  CostMeter,
+  metered,
+} from "./cost";
+import {
+  constantRegexProblems,
+  estimatedCost,
+  meterProgram,
+  parseProgram,
+  publicWording,
+} from "./program";
 import { environmentFor, ExpressionScope } from "./template-environment";
 
 /** What CEL sees of a Kubernetes object. */
@@ -42,15 +56,33 @@ interface CelLibraryError {
   range?: { start: number };
 }
 
+/** "column 5", or "line 2, column 1" in a multi-line expression. */
+function position(expression: string, at: number): string {
+  const before = expression.slice(0, at).split("\n");
+  const column = before[before.length - 1].length + 1;
+  return before.length > 1 ? `line ${before.length}, column ${column}` : `column ${column}`;
+}
+
 /** "Unknown variable: foo (column 5)": one line, with the position in the expression. */
 function describe(error: unknown, expression: string): string {
   const e = (error ?? {}) as CelLibraryError;
-  const summary = e.summary ?? e.message?.split("\n")[0] ?? String(error);
+  const summary = publicWording(e.summary ?? e.message?.split("\n")[0] ?? String(error));
   if (e.range === undefined) return summary;
-  const before = expression.slice(0, e.range.start).split("\n");
-  const column = before[before.length - 1].length + 1;
-  const where = before.length > 1 ? `line ${before.length}, column ${column}` : `column ${column}`;
-  return `${summary} (${where})`;
+  return `${summary} (${position(expression, e.range.start)})`;
+}
+
+/** What can be told before running the expression: constant regexes, the cost estimate. */
+function staticProblem(program: ParseResult, expression: string): string | undefined {
+  const [regex] = constantRegexProblems(program);
+  if (regex) return `${regex.problem} (${position(expression, regex.at)})`;
+  const cost = estimatedCost(program);
+  if (cost > COST_LIMIT_PER_EVALUATION) {
+    return (
+      `CEL expression exceeds the cost budget: its estimated cost ${cost} is over the limit ` +
+      `of ${COST_LIMIT_PER_EVALUATION} per evaluation`
+    );
+  }
+  return undefined;
 }
 
 function unavailableRepository(expression: string, scope: ExpressionScope): boolean {
@@ -69,9 +101,11 @@ export function checkTemplateExpression(
   expression: string,
   scope: ExpressionScope,
 ): string | undefined {
+  let program;
   let result;
   try {
-    result = environmentFor(scope).check(expression);
+    program = parseProgram(environmentFor(scope), expression);
+    result = program.check();
   } catch (error) {
     return describe(error, expression);
   }
@@ -84,7 +118,7 @@ export function checkTemplateExpression(
   if (result.type !== "string") {
     return `must evaluate to a string, but evaluates to ${result.type}`;
   }
-  return undefined;
+  return staticProblem(program, expression);
 }
 
 /** Thrown when a template expression fails at evaluation time (e.g. a missing label). */
@@ -99,25 +133,52 @@ function compile(expression: string, scope: ExpressionScope): ParseResult {
   if (!program) {
     // Sets share their templates across thousands of targets: compile each expression once.
     if (compiled.size >= MAX_COMPILED) compiled.clear();
-    program = environmentFor(scope).parse(expression);
+    program = parseProgram(environmentFor(scope), expression);
+    // Checked once here, so evaluation runs the metered nodes and never re-checks them.
+    const result = program.check();
+    if (!result.valid) throw result.error;
+    meterProgram(program);
     compiled.set(key, program);
   }
   return program;
 }
 
-/** Evaluates a template expression to a string; failures throw TemplateExpressionError. */
+/** The meter of one evaluation: the per-evaluation limit, or what is left of the object's. */
+function meterFor(budget: CelCostBudget): CostMeter {
+  if (budget.remaining < COST_LIMIT_PER_EVALUATION) {
+    return new CostMeter(
+      budget.remaining,
+      `CEL cost budget of ${budget.what} exhausted (${budget.limit} per reconcile)`,
+    );
+  }
+  return new CostMeter(
+    COST_LIMIT_PER_EVALUATION,
+    `CEL expression exceeds the cost budget at run time (${COST_LIMIT_PER_EVALUATION} per evaluation)`,
+  );
+}
+
+/**
+ * Evaluates a template expression to a string, spending from `budget` (the object's budget;
+ * by default one of its own); failures throw TemplateExpressionError.
+ */
 export function evaluateTemplateExpression(
   expression: string,
   scope: ExpressionScope,
   inputs: TemplateInputs,
+  budget: CelCostBudget = new CelCostBudget(),
 ): string {
   let value: unknown;
+  const meter = meterFor(budget);
   try {
     const context: Record<string, unknown> = { ...inputs };
     if (!scope.withRepository) delete context.repository;
-    value = compile(expression, scope)(context);
+    const program = compile(expression, scope);
+    value = metered(meter, () => program(context));
   } catch (error) {
+    if (error instanceof CostLimitExceededError) throw new TemplateExpressionError(error.message);
     throw new TemplateExpressionError(describe(error, expression));
+  } finally {
+    budget.spend(meter.spent);
   }
   if (typeof value !== "string") {
     throw new TemplateExpressionError(

@@ -1,5 +1,11 @@
 import type { PackageVariantSpec } from "../../crd-types";
-import { CelObject, evaluateTemplateExpression, ExpressionScope, TemplateInputs } from "../cel";
+import {
+  CelCostBudget,
+  CelObject,
+  evaluateTemplateExpression,
+  ExpressionScope,
+  TemplateInputs,
+} from "../cel";
 import type { FunctionTemplate, MapExpr, PackageVariantTemplate } from "../validation/template";
 import type { TargetContext } from "./unroll";
 
@@ -13,6 +19,8 @@ export interface RenderInputs {
   upstreamObject: CelObject;
   /** Repositories of the set's namespace by name (the downstream one is looked up here). */
   repositories: ReadonlyMap<string, CelObject>;
+  /** The set's CEL cost budget, shared by all its targets (a fresh one per target if absent). */
+  budget?: CelCostBudget;
 }
 
 type Function = NonNullable<NonNullable<PackageVariantSpec["pipeline"]>["mutators"]>[number];
@@ -23,10 +31,11 @@ function evaluator(
   inputs: TemplateInputs,
   scope: ExpressionScope,
   path: string,
+  budget: CelCostBudget,
 ) {
   return (expression: string, field: string): string => {
     try {
-      return evaluateTemplateExpression(expression, scope, inputs);
+      return evaluateTemplateExpression(expression, scope, inputs, budget);
     } catch (error) {
       throw new TemplateError(`${path}.${field}: ${(error as Error).message}`);
     }
@@ -103,6 +112,7 @@ export function renderPackageVariantSpec(
 ): PackageVariantSpec {
   const t: PackageVariantTemplate = ctx.template ?? {};
   const path = `spec.targets[${ctx.targetIndex}].template`;
+  const budget = inputs.budget ?? new CelCostBudget();
   const base: TemplateInputs = {
     repoDefault: ctx.repoDefault,
     packageDefault: ctx.packageDefault,
@@ -114,6 +124,7 @@ export function renderPackageVariantSpec(
     base,
     { targetKind: ctx.targetKind, withRepository: false },
     path,
+    budget,
   );
   const repo =
     t.downstream?.repoExpr !== undefined
@@ -127,7 +138,13 @@ export function renderPackageVariantSpec(
     ...base,
     repository: repository ?? { name: repo, namespace: "", labels: {}, annotations: {} },
   };
-  const evaluate = evaluator(ctx, full, { targetKind: ctx.targetKind, withRepository: true }, path);
+  const evaluate = evaluator(
+    ctx,
+    full,
+    { targetKind: ctx.targetKind, withRepository: true },
+    path,
+    budget,
+  );
 
   const pkg =
     t.downstream?.packageExpr !== undefined

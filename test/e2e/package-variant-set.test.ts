@@ -421,3 +421,101 @@ it("previews a changed set: creates, updates with a spec diff, deletes, and chan
       .sort(),
   ).toEqual(before);
 });
+
+describe("hostile CEL (a tenant's expressions run in the shared controller)", () => {
+  const set = (name: string, target: string, labelExprs: string) =>
+    `apiVersion: config.porch.kpt.dev/v1alpha2
+kind: PackageVariantSet
+metadata: {name: ${name}}
+spec:
+  upstream: {repo: platform-catalog, package: base-ns, revision: 1}
+  targets:
+  - ${target}
+    template:
+      labelExprs:
+      - {key: kind, value: hostile}
+${labelExprs}`;
+  const denial = (yaml: string) => {
+    const result = kubectl(["apply", "-n", ns, "-f", "-"], yaml);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(
+      'admission webhook "pepr-porch-pepr.pepr.dev" denied the request',
+    );
+    return result.stderr;
+  };
+
+  it("a catastrophic regex is matched in linear time, and another set still fans out", async () => {
+    // 34 a's and a bang against (a+)+$: minutes of backtracking for JavaScript's RegExp.
+    apply(
+      set(
+        "redos",
+        "repositories: [{name: cluster-02, packageNames: [redos]}]",
+        `      - {key: check, valueExpr: "'${"a".repeat(34)}!'.matches('^(a+)+$') ? 'backtracked' : 'linear'"}\n`,
+      ),
+    );
+    apply(set("calm", "repositories: [{name: cluster-03, packageNames: [calm]}]", ""));
+    await waitForDownstreams("redos", ["cluster-02/redos"]);
+    await waitForDownstreams("calm", ["cluster-03/calm"]);
+    expect(variantsOf("redos")[0].spec.labels).toEqual({ kind: "hostile", check: "linear" });
+  });
+
+  it("a constant pattern RE2 refuses is denied at admission, naming the field", () => {
+    const stderr = denial(
+      set(
+        "backref",
+        "repositories: [{name: cluster-02, packageNames: [backref]}]",
+        `      - {key: check, valueExpr: "target.repo.matches('(a)\\\\\\\\1') ? 'x' : 'y'"}\n`,
+      ),
+    );
+    expect(stderr).toContain(
+      'spec.targets[0].template.labelExprs[1].valueExpr: invalid regular expression "(a)\\\\1": invalid escape sequence',
+    );
+  });
+
+  it("an expression known to exceed the cost budget is denied at admission, naming the field", () => {
+    const l40 = `[${Array.from({ length: 40 }, (_, i) => i).join(", ")}]`;
+    const nested = `${l40}.map(a, ${l40}.map(b, ${l40}.map(c, ${l40}.map(d, a + b + c + d)))).size() > 0`;
+    const stderr = denial(
+      set(
+        "costly",
+        "repositories: [{name: cluster-02, packageNames: [costly]}]",
+        `      - {key: check, valueExpr: "${nested} ? 'x' : 'y'"}\n`,
+      ),
+    );
+    expect(stderr).toContain(
+      "spec.targets[0].template.labelExprs[1].valueExpr: CEL expression exceeds the cost budget: its estimated cost",
+    );
+  });
+
+  it("an overrun at run time fails that target with the field path; the others fan out", async () => {
+    const labels = (extra: Record<string, string>) =>
+      JSON.stringify({ "porch.kpt.dev/cel": "heavy", repo: "cluster-04", ...extra });
+    const many = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, `v${i}`]));
+    apply(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: light\n  labels: ${labels({})}\n`);
+    apply(
+      `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: crowded\n  labels: ${labels(many)}\n`,
+    );
+    apply(
+      set(
+        "heavy",
+        "objectSelector: {apiVersion: v1, kind: ConfigMap, matchLabels: {porch.kpt.dev/cel: heavy}}",
+        `      - {key: size, valueExpr: "target.labels.map(a, target.labels.map(b, target.labels.map(c, a + b + c))).size() > 8 ? 'many' : 'few'"}
+      downstream: {repoExpr: "target.labels['repo']", packageExpr: "'heavy-' + target.name"}
+`,
+      ),
+    );
+    await waitForDownstreams("heavy", ["cluster-04/heavy-light"]);
+    const stalled = await eventually("Stalled=True", () =>
+      condition("heavy", "Stalled")?.status === "True" ? condition("heavy", "Stalled") : undefined,
+    );
+    expect(stalled.reason).toBe("ValidationError");
+    expect(stalled.message).toBe(
+      "spec.targets[0].template.labelExprs[1].valueExpr: CEL expression exceeds the cost budget at run time (1000000 per evaluation)",
+    );
+    expect(variantsOf("heavy")[0].spec.labels).toEqual({ kind: "hostile", size: "few" });
+    apply(
+      set("after-heavy", "repositories: [{name: cluster-01, packageNames: [after-heavy]}]", ""),
+    );
+    await waitForDownstreams("after-heavy", ["cluster-01/after-heavy"]);
+  });
+});

@@ -4,6 +4,7 @@
 import type { Document, Pair, Scalar, YAMLMap } from "yaml";
 import { isSeq, parseDocument, YAMLSeq } from "yaml";
 import { krmMeta } from "../../krm/documents";
+import { compileTenantRegex, quoteRegex } from "../../regex";
 import { keyName } from "../../krm/nodes";
 import { errorResult, type ResultItem } from "../results";
 import type { BuiltinFunction, FnItem } from "../types";
@@ -111,18 +112,20 @@ function mentionsSetter(pattern: string, setters: Setters): boolean {
  */
 function currentSetterValues(pattern: string, value: string): Record<string, string> {
   const names = references(pattern);
-  const regex = new RegExp(
+  // The pattern comes from the package's files: matched in linear time.
+  const regex = compileTenantRegex(
     `^${pattern
       .split(/\$\{[^}]*\}/)
-      .map(part => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .map(quoteRegex)
       .join("(.*)")}`,
   );
   const match = regex.exec(value);
   if (!match || match.length - 1 !== names.length) return {};
   const values: Record<string, string> = {};
   for (const [i, name] of names.entries()) {
-    if (match[i + 1] === "") return {};
-    values[name] = match[i + 1];
+    const group = match[i + 1];
+    if (!group) return {};
+    values[name] = group;
   }
   return values;
 }

@@ -3,6 +3,7 @@
 // targets `*` for every field or element.
 import { isMap, isScalar, isSeq, Scalar, YAMLMap, YAMLSeq } from "yaml";
 import { isMissingOrNull } from "../../krm/nodes";
+import { compileTenantRegex, quoteRegex } from "../../regex";
 import { scalarText } from "../yaml-nodes";
 
 /** Where a value lives: a key of a map or a position in a list. */
@@ -116,10 +117,7 @@ function elementSlots(
 
 function globMatcher(pattern: string, wildcard: boolean): (text: string) => boolean {
   if (!wildcard || !pattern.includes("*")) return text => text === pattern;
-  const regex = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`);
+  // The pattern comes from a tenant's function config: matched in linear time.
+  const regex = compileTenantRegex(`^${pattern.split("*").map(quoteRegex).join(".*")}$`);
   return text => regex.test(text);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

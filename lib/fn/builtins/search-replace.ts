@@ -6,6 +6,7 @@ import type { ResultItem } from "../results";
 import { errorResult } from "../results";
 import type { BuiltinFunction, FnItem } from "../types";
 import { ensureMapAt, quote, rootMap, scalarText, setScalarText } from "../yaml-nodes";
+import { compileTenantRegex, regexProblem, TenantRegex } from "../../regex";
 import { configData } from "./config";
 import { fieldPathMatches, globToRegExp, isAbsolutePath } from "./path-patterns";
 import { commentText, walkDocument } from "./yaml-walk";
@@ -21,9 +22,9 @@ const MATCHERS = [
 
 interface Search {
   byValue: string;
-  byValueRegex?: RegExp;
+  byValueRegex?: TenantRegex;
   byPath: string;
-  byFilePath?: RegExp;
+  byFilePath?: TenantRegex;
   putValue: string;
   putComment: string;
 }
@@ -67,10 +68,13 @@ function readConfig(data: Record<string, string>): Search {
     throw new Error('only one of ["by-value" "by-value-regex"] can be provided');
   }
   const regex = data["by-value-regex"];
+  // Checked alone first, so the message names the pattern as written.
+  const problem = regex ? regexProblem(regex) : undefined;
+  if (problem) throw new Error(`by-value-regex: ${problem}`);
   return {
     byValue: data["by-value"] ?? "",
     // Documented: the regex matches the entire field value, without needing ^ and $.
-    byValueRegex: regex ? new RegExp(`^(?:${regex})$`) : undefined,
+    byValueRegex: regex ? compileTenantRegex(`^(?:${regex})$`) : undefined,
     byPath: data["by-path"] ?? "",
     byFilePath: data["by-file-path"] ? globToRegExp(data["by-file-path"]) : undefined,
     putValue: data["put-value"] ?? "",
@@ -160,7 +164,7 @@ function matchScalar(
 }
 
 /** Replaces `${n}` with capture group n of the by-value-regex match. */
-function resolvePattern(value: string, regex: RegExp | undefined, pattern: string): string {
+function resolvePattern(value: string, regex: TenantRegex | undefined, pattern: string): string {
   if (!regex) return pattern;
   const groups = regex.exec(value) ?? [];
   let resolved = pattern;

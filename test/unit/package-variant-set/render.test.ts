@@ -1,4 +1,4 @@
-import { toCelObject } from "../../../lib/cel";
+import { CelCostBudget, COST_LIMIT_PER_EVALUATION, toCelObject } from "../../../lib/cel";
 import {
   renderPackageVariantSpec,
   TargetContext,
@@ -155,6 +155,53 @@ describe("renderPackageVariantSpec", () => {
     ).toEqual({
       repo: "not-registered",
       package: "app",
+    });
+  });
+
+  describe("CEL cost budget", () => {
+    const triple =
+      "target.labels.map(a, target.labels.map(b, target.labels.map(c, a + b + c))).size() > 0 ? 'many' : 'few'";
+    const template: PackageVariantTemplate = {
+      labelExprs: [
+        { key: "site", valueExpr: "target.labels.site" },
+        { key: "size", valueExpr: triple },
+      ],
+    };
+    const crowded = toCelObject({
+      metadata: {
+        name: "crowded",
+        labels: {
+          site: "lyon",
+          ...Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, `v${i}`])),
+        },
+      },
+    });
+
+    it("an expression over the budget at run time fails its target, naming the field", () => {
+      const budget = new CelCostBudget();
+      const shared = { ...inputs, budget };
+      expect(() => renderPackageVariantSpec(ctx(template, { target: crowded }), shared)).toThrow(
+        new TemplateError(
+          `spec.targets[0].template.labelExprs[1].valueExpr: CEL expression exceeds the cost budget at run time (${COST_LIMIT_PER_EVALUATION} per evaluation)`,
+        ),
+      );
+      // Another target of the same set still renders from what is left of the set's budget.
+      expect(renderPackageVariantSpec(ctx(template), shared).labels).toEqual({
+        site: "paris",
+        size: "many",
+      });
+    });
+
+    it("once the set's budget is spent, its remaining targets fail", () => {
+      const probe = new CelCostBudget();
+      renderPackageVariantSpec(ctx(template), { ...inputs, budget: probe });
+      const oneTarget = probe.limit - probe.remaining;
+      const limit = Math.floor(oneTarget * 1.5);
+      const shared = { ...inputs, budget: new CelCostBudget(limit) };
+      expect(renderPackageVariantSpec(ctx(template), shared).labels).toBeDefined();
+      expect(() => renderPackageVariantSpec(ctx(template), shared)).toThrow(
+        /^spec\.targets\[0\]\.template\.labelExprs\[\d\]\.valueExpr: CEL cost budget of the PackageVariantSet exhausted \(\d+ per reconcile\)$/,
+      );
     });
   });
 });

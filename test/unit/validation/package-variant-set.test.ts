@@ -13,6 +13,10 @@ const selectorTarget = (template?: unknown) => ({
   template,
 });
 
+/** Four comprehensions nested over a literal list of 40: 2.5 million steps, whatever the inputs. */
+const L40 = `[${Array.from({ length: 40 }, (_, i) => i).join(",")}]`;
+const NESTED_40_4 = `${L40}.map(a, ${L40}.map(b, ${L40}.map(c, ${L40}.map(d, a + b + c + d)))).size() > 0`;
+
 describe("validatePackageVariantSet", () => {
   it.each<[string, PackageVariantSetSpec | undefined, string[]]>([
     [
@@ -182,6 +186,21 @@ describe("validatePackageVariantSet", () => {
           },
         },
         `${at}.pipeline.mutators[0].configMapExprs[0].valueExpr: No such key: spec (column 10)`,
+      ],
+      [
+        "a constant regex RE2 refuses",
+        { labelExprs: [{ key: "a", valueExpr: "target.name.matches('(a)\\\\1') ? 'x' : 'y'" }] },
+        `${at}.labelExprs[0].valueExpr: invalid regular expression "(a)\\\\1": invalid escape sequence: \`\\1\` (column 21)`,
+      ],
+      [
+        "a cost known to exceed the budget",
+        {
+          labelExprs: [
+            { key: "a", value: "b" },
+            { key: "c", valueExpr: `${NESTED_40_4} ? 'x' : 'y'` },
+          ],
+        },
+        `${at}.labelExprs[1].valueExpr: CEL expression exceeds the cost budget: its estimated cost 23433849 is over the limit of 1000000 per evaluation`,
       ],
     ])("%s", (_name, template, expected) => {
       expect(validatePackageVariantSet(spec([selectorTarget(template)]))).toEqual([expected]);
