@@ -7,3 +7,5 @@ export { desiredVariant, planSet } from "./plan";
 export type { DesiredVariant, ExistingVariant, SetPlan } from "./plan";
 export { SetIndex, kindKey } from "./set-index";
 export { specDiff } from "./diff";
+export { buildStatus, emptyOutcome, stall } from "./status";
+export type { SetOutcome, StatusTarget } from "./status";

@@ -64,3 +64,5 @@ export type {
 } from "./state";
 export { VariantIndex } from "./variant-index";
 export { revisionRelevance, variantRelevance } from "./watch-relevance";
+export { PENDING_SOURCE_SUFFIX, stepVerdict, variantConditions } from "./readiness";
+export type { VariantOutcome } from "./readiness";
