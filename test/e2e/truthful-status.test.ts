@@ -1,0 +1,120 @@
+import { createGitRepository, kptfile, registerRepository, revision } from "../support/git";
+import {
+  createNamespace,
+  deleteNamespace,
+  getJson,
+  kubectl,
+  kubectlOk,
+  mergePatch,
+} from "../support/kubectl";
+import { condition, PR, rendered, setLifecycle } from "../support/package-revisions";
+import { eventually } from "../support/wait";
+
+// Issue 12: every PackageVariant / PackageVariantSet condition tells the truth, seen by kubectl.
+interface Status {
+  conditions?: { type: string; status: string; reason: string; message: string }[];
+}
+type WithStatus = { status?: Status };
+
+let ns: string;
+const apply = (yaml: string) => kubectlOk(["apply", "-n", ns, "-f", "-"], yaml);
+const pvYaml = (name: string, spec: string) =>
+  `apiVersion: config.porch.kpt.dev/v1alpha1\nkind: PackageVariant\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
+const readyOf = (kind: string, name: string) =>
+  condition(getJson<WithStatus>(kind, name, ns) as PR | undefined, "Ready");
+const endpoints = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  annotations:\n    kpt.dev/config-injection: required\n    config.kubernetes.io/local-config: "true"\ndata:\n  db: unset\n`;
+
+beforeAll(async () => {
+  ns = createNamespace("e2e-truth");
+  const blueprints = await createGitRepository("blueprints", [
+    { name: "base", revisions: [revision("v1", { Kptfile: kptfile("base") })] },
+    {
+      name: "app",
+      revisions: [revision("v1", { Kptfile: kptfile("app"), "endpoints.yaml": endpoints })],
+    },
+  ]);
+  registerRepository(ns, "blueprints", blueprints);
+  registerRepository(ns, "deployments", await createGitRepository("deployments"), {
+    deployment: true,
+  });
+  await eventually("blueprints mirrored", () =>
+    getJson("packagerevision", "blueprints.app.v1", ns),
+  );
+});
+afterAll(() => deleteNamespace(ns));
+
+it("is Ready=False with the source's failure when its draft cannot be created", async () => {
+  kubectlOk(
+    ["apply", "-n", ns, "-f", "-"],
+    JSON.stringify({
+      apiVersion: "porch.kpt.dev/v1alpha2",
+      kind: "PackageRevision",
+      metadata: { name: "deployments.broken.ws1" },
+      spec: {
+        packageName: "broken",
+        repository: "deployments",
+        workspaceName: "ws1",
+        lifecycle: "Draft",
+        source: { cloneFrom: { upstreamRef: { name: "blueprints.missing.v1" } } },
+      },
+    }),
+  );
+  apply(
+    pvYaml(
+      "broken",
+      `  upstream: {repo: blueprints, package: base, revision: 1}
+  downstream: {repo: deployments, package: broken}
+  adoptionPolicy: adoptExisting
+`,
+    ),
+  );
+  const ready = await eventually(
+    "broken Ready=False with the source's failure",
+    () => {
+      const c = readyOf("packagevariant", "broken");
+      return c?.status === "False" && c.reason === "Error" ? c : undefined;
+    },
+    60_000,
+  );
+  expect(ready.message).toMatch(
+    /^waiting for PackageRevision "deployments.broken.ws1" to be created from its source: create draft: .*blueprints.missing.v1.* not found$/,
+  );
+});
+
+it("copies the Kptfile's readiness gates to the PackageRevision, so an unfilled required point blocks publishing", async () => {
+  apply(
+    pvYaml(
+      "app-bare",
+      `  upstream: {repo: blueprints, package: app, revision: 1}
+  downstream: {repo: deployments, package: app-bare}
+`,
+    ),
+  );
+  const name = "deployments.app-bare.packagevariant-1";
+  await eventually("the draft", () => getJson("packagerevision", name, ns), 60_000);
+  const pr = await eventually(
+    "readiness gate on the PackageRevision",
+    async () => {
+      await rendered(ns, name);
+      const got = getJson<{ spec: { readinessGates?: { conditionType: string }[] } }>(
+        "packagerevision",
+        name,
+        ns,
+      );
+      return got?.spec.readinessGates?.length ? got : undefined;
+    },
+    60_000,
+  );
+  expect(pr.spec.readinessGates).toEqual([
+    { conditionType: "config.injection.ConfigMap.endpoints" },
+  ]);
+  mergePatch("packagerevision", name, ns, { spec: { lifecycle: "Proposed" } });
+  const publish = setLifecycle(ns, name, "Published");
+  expect(publish.code).not.toBe(0);
+  expect(publish.stderr).toContain(
+    "spec.lifecycle: readiness gates not met: config.injection.ConfigMap.endpoints",
+  );
+  expect(
+    kubectl(["get", "packagerevision", name, "-n", ns, "-o", "jsonpath={.spec.lifecycle}"]).stdout,
+  ).toBe("Proposed");
+});
