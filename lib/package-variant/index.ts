@@ -11,6 +11,8 @@ export {
 export {
   CONFIG_INJECTION_ANNOTATION,
   INJECTED_RESOURCE_ANNOTATION,
+  injectedResourceName,
+  LEGACY_INJECTED_RESOURCE_ANNOTATION,
   inClusterKey,
   injectionCandidates,
   injectionConditionType,
