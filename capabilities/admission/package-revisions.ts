@@ -1,6 +1,7 @@
 import { K8s, PeprValidateRequest } from "pepr";
 import { PackageRevision, PackageRevisionResources } from "../../crd-types";
 import { validatePackageRevision, validatePackageRevisionResources } from "../../lib/validation";
+import { copySourceProblem } from "../../lib/packages/lifecycle";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
@@ -19,19 +20,33 @@ function answer<T extends PackageRevision | PackageRevisionResources>(
   return problems.length === 0 ? req.Approve() : req.Deny(problems.join("; "));
 }
 
-/** Impossible lifecycle moves and changes to a revision's identity are refused when applied. */
-export function validatePackageRevisionRequest(
-  req: PeprValidateRequest<PackageRevision>,
-): Response {
+/** A new revision copying one that is known to exist and not to be published. */
+async function copySourceProblems(req: PeprValidateRequest<PackageRevision>): Promise<string[]> {
+  const name = req.Raw.spec?.source?.copyFrom?.name;
+  if (req.Request.operation !== "CREATE" || !name) return [];
   try {
-    return answer(
-      req,
-      validatePackageRevision(
-        req.Raw,
-        req.OldResource as PackageRevision | undefined,
-        contextOf(req),
-      ),
+    const source = await K8s(PackageRevision)
+      .InNamespace(req.Raw.metadata?.namespace ?? "")
+      .Get(name);
+    const problem = copySourceProblem(source);
+    return problem ? [`spec.source.${problem}`] : [];
+  } catch (error) {
+    if (isNotFound(error)) return []; // not known yet: the source step reports it
+    throw error;
+  }
+}
+
+/** Impossible lifecycle moves and changes to a revision's identity are refused when applied. */
+export async function validatePackageRevisionRequest(
+  req: PeprValidateRequest<PackageRevision>,
+): Promise<Response> {
+  try {
+    const problems = validatePackageRevision(
+      req.Raw,
+      req.OldResource as PackageRevision | undefined,
+      contextOf(req),
     );
+    return answer(req, [...problems, ...(await copySourceProblems(req))]);
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
   }

@@ -118,3 +118,27 @@ it("copies the Kptfile's readiness gates to the PackageRevision, so an unfilled 
     kubectl(["get", "packagerevision", name, "-n", ns, "-o", "jsonpath={.spec.lifecycle}"]).stdout,
   ).toBe("Proposed");
 });
+
+it("refuses to copy a revision that is not published", async () => {
+  createRevision(ns, "blueprints", "scratch", "v1", { init: { description: "work in progress" } });
+  await rendered(ns, "blueprints.scratch.v1");
+  const copy = kubectl(
+    ["apply", "-n", ns, "-f", "-"],
+    JSON.stringify({
+      apiVersion: "porch.kpt.dev/v1alpha2",
+      kind: "PackageRevision",
+      metadata: { name: "blueprints.scratch.v2" },
+      spec: {
+        packageName: "scratch",
+        repository: "blueprints",
+        workspaceName: "v2",
+        lifecycle: "Draft",
+        source: { copyFrom: { name: "blueprints.scratch.v1" } },
+      },
+    }),
+  );
+  expect(copy.code).not.toBe(0);
+  expect(copy.stderr).toContain(
+    'spec.source.copyFrom "blueprints.scratch.v1" is Draft: only a Published revision can be copied (publish it first)',
+  );
+});
