@@ -3,6 +3,7 @@ import { PackageRevision, PackageVariantSet, Repository } from "../../crd-types"
 import { toCelObject } from "../../lib/cel";
 import {
   desiredVariant,
+  MissingRepositoryError,
   renderPackageVariantSpec,
   TargetContext,
   TemplateError,
@@ -50,7 +51,7 @@ function renderTargets(
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error;
       outcome.failedTargets.push({
-        repository: ctx.repoDefault,
+        repository: error instanceof MissingRepositoryError ? error.repository : ctx.repoDefault,
         package: ctx.packageDefault,
         message: error.message,
       });

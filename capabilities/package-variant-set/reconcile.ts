@@ -63,10 +63,11 @@ export async function reconcilePackageVariantSet(key: string): Promise<void> {
     outcome = desired.outcome;
     if (!desired.plannable) return writeStatus(set, outcome);
     await reconcileVariants(set, desired.complete, outcome);
-    sets.setDownstreamRepos(
-      key,
-      outcome.desired.map(d => d.spec.downstream?.repo ?? ""),
-    );
+    // Failed targets too: creating their missing repository must reconcile the set again.
+    sets.setDownstreamRepos(key, [
+      ...outcome.desired.map(d => d.spec.downstream?.repo ?? ""),
+      ...outcome.failedTargets.map(f => f.repository),
+    ]);
   } catch (error) {
     outcome.error = errorMessage(error);
     outcome.incomplete = true;

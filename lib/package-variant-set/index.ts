@@ -1,7 +1,7 @@
 export { packageVariantIdentifier, packageVariantName } from "./naming";
 export { unrollRepositoryList, unrollSelectedObjects } from "./unroll";
 export type { SetTarget, TargetContext } from "./unroll";
-export { renderPackageVariantSpec, TemplateError } from "./render";
+export { MissingRepositoryError, renderPackageVariantSpec, TemplateError } from "./render";
 export type { RenderInputs } from "./render";
 export { desiredVariant, planSet } from "./plan";
 export type { DesiredVariant, ExistingVariant, SetPlan } from "./plan";

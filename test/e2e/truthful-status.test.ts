@@ -142,3 +142,40 @@ it("refuses to copy a revision that is not published", async () => {
     'spec.source.copyFrom "blueprints.scratch.v1" is Draft: only a Published revision can be copied (publish it first)',
   );
 });
+
+it("stops a set's target whose downstream repository is missing, naming it, until it is registered", async () => {
+  apply(`apiVersion: config.porch.kpt.dev/v1alpha2
+kind: PackageVariantSet
+metadata: {name: to-nowhere}
+spec:
+  upstream: {repo: blueprints, package: base, revision: 1}
+  targets:
+  - repositories: [{name: nowhere}]
+`);
+  const target = await eventually(
+    "the failed target",
+    () => {
+      const set = getJson<{ status?: { targets?: Record<string, string>[] } }>(
+        "packagevariantset",
+        "to-nowhere",
+        ns,
+      );
+      return set?.status?.targets?.find(t => t.repository === "nowhere");
+    },
+    60_000,
+  );
+  expect(target).toEqual({
+    packageVariant: "",
+    repository: "nowhere",
+    package: "base",
+    ready: "False",
+    message: 'spec.targets[0]: downstream repository "nowhere" not found',
+  });
+  expect(getJson("packagevariant", "to-nowhere-nowhere-base", ns)).toBeUndefined();
+  registerRepository(ns, "nowhere", await createGitRepository("nowhere"), { deployment: true });
+  await eventually(
+    "the PackageVariant once the repository exists",
+    () => getJson("packagevariant", "to-nowhere-nowhere-base", ns),
+    60_000,
+  );
+});
