@@ -68,3 +68,9 @@ export { VariantIndex } from "./variant-index";
 export { revisionRelevance, variantRelevance } from "./watch-relevance";
 export { PENDING_SOURCE_SUFFIX, stepVerdict, variantConditions } from "./readiness";
 export type { VariantOutcome } from "./readiness";
+export {
+  PACKAGE_VARIANT_LABEL,
+  PACKAGE_VARIANT_NAME_ANNOTATION,
+  variantLabelValue,
+  variantMarks,
+} from "./variant-label";

@@ -179,3 +179,44 @@ spec:
     60_000,
   );
 });
+
+it("creates the drafts of a PackageVariant whose name is longer than 63 characters", async () => {
+  const long = `a-package-variant-with-a-name-longer-than-any-label-value-may-be-${"x".repeat(8)}`;
+  expect(long.length).toBeGreaterThan(63);
+  apply(
+    pvYaml(
+      long,
+      `  upstream: {repo: blueprints, package: base, revision: 1}
+  downstream: {repo: deployments, package: long-named}
+`,
+    ),
+  );
+  const name = "deployments.long-named.packagevariant-1";
+  const draft = await eventually(
+    "the draft",
+    () =>
+      getJson<{
+        metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+      }>("packagerevision", name, ns),
+    60_000,
+  );
+  const label = draft.metadata.labels["config.porch.kpt.dev/packagevariant"];
+  expect(label.length).toBeLessThanOrEqual(63);
+  expect(draft.metadata.annotations["config.porch.kpt.dev/packagevariant-name"]).toBe(long);
+  await eventually(
+    `${long} Ready`,
+    () => (readyOf("packagevariant", long)?.status === "True" ? true : undefined),
+    60_000,
+  );
+  const listed = kubectlOk([
+    "get",
+    "packagerevisions",
+    "-n",
+    ns,
+    "-l",
+    `config.porch.kpt.dev/packagevariant=${label}`,
+    "-o",
+    "name",
+  ]);
+  expect(listed.trim()).toBe(`packagerevision.porch.kpt.dev/${name}`);
+});
