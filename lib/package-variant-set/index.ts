@@ -3,7 +3,7 @@ export { unrollRepositoryList, unrollSelectedObjects } from "./unroll";
 export type { SetTarget, TargetContext } from "./unroll";
 export { MissingRepositoryError, renderPackageVariantSpec, TemplateError } from "./render";
 export type { RenderInputs } from "./render";
-export { desiredVariant, planSet } from "./plan";
+export { desiredVariant, nameTakenMessage, planSet } from "./plan";
 export type { DesiredVariant, ExistingVariant, SetPlan } from "./plan";
 export { SetIndex, kindKey } from "./set-index";
 export { specDiff } from "./diff";

@@ -7,7 +7,13 @@ import {
   kubectlOk,
   mergePatch,
 } from "../support/kubectl";
-import { condition, PR, rendered, setLifecycle } from "../support/package-revisions";
+import {
+  condition,
+  createRevision,
+  PR,
+  rendered,
+  setLifecycle,
+} from "../support/package-revisions";
 import { eventually } from "../support/wait";
 
 // Issue 12: every PackageVariant / PackageVariantSet condition tells the truth, seen by kubectl.
@@ -219,4 +225,39 @@ it("creates the drafts of a PackageVariant whose name is longer than 63 characte
     "name",
   ]);
   expect(listed.trim()).toBe(`packagerevision.porch.kpt.dev/${name}`);
+});
+
+it("reports a set's target as failed, naming the owner, when its PackageVariant name is taken", async () => {
+  apply(
+    pvYaml(
+      "clash-deployments-base",
+      `  upstream: {repo: blueprints, package: base, revision: 1}
+  downstream: {repo: deployments, package: made-by-hand}
+`,
+    ),
+  );
+  apply(`apiVersion: config.porch.kpt.dev/v1alpha2
+kind: PackageVariantSet
+metadata: {name: clash}
+spec:
+  upstream: {repo: blueprints, package: base, revision: 1}
+  targets:
+  - repositories: [{name: deployments}]
+`);
+  const status = await eventually(
+    "the failed target",
+    () => {
+      const set = getJson<{
+        status?: { targets?: Record<string, string>[]; counts?: Record<string, number> };
+      }>("packagevariantset", "clash", ns);
+      return set?.status?.targets?.[0]?.ready === "False" ? set.status : undefined;
+    },
+    60_000,
+  );
+  expect(status.targets?.[0]).toMatchObject({
+    packageVariant: "clash-deployments-base",
+    message:
+      'PackageVariant "clash-deployments-base" already exists and is not controlled by this set (it has no controller)',
+  });
+  expect(status.counts).toEqual({ desired: 1, ready: 0, failed: 1 });
 });
