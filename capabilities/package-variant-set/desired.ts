@@ -89,6 +89,7 @@ export async function computeDesiredSet(set: PackageVariantSet): Promise<Desired
     return { outcome, plannable: false, complete: false };
   }
   const targets = await unrollTargets(set);
+  outcome.emptyTargets = targets.empty;
   renderTargets(
     set,
     upstream,

@@ -7,5 +7,5 @@ export { desiredVariant, nameTakenMessage, planSet } from "./plan";
 export type { DesiredVariant, ExistingVariant, SetPlan } from "./plan";
 export { SetIndex, kindKey } from "./set-index";
 export { specDiff } from "./diff";
-export { buildStatus, emptyOutcome, stall } from "./status";
+export { buildStatus, emptyOutcome, newlyEmptyTargets, stall } from "./status";
 export type { SetOutcome, StatusTarget } from "./status";

@@ -17,6 +17,8 @@ export interface SetOutcome {
   desired: DesiredVariant[];
   /** Targets whose template could not be rendered: repo/package defaults and the error. */
   failedTargets: { repository: string; package: string; message: string }[];
+  /** Selector targets that selected nothing, one message each (not failures). */
+  emptyTargets: string[];
   /** PackageVariant name → why writing it failed. */
   writeFailures: Map<string, string>;
   variants: Map<string, PackageVariant>;
@@ -25,6 +27,7 @@ export interface SetOutcome {
 export const emptyOutcome = (): SetOutcome => ({
   desired: [],
   failedTargets: [],
+  emptyTargets: [],
   writeFailures: new Map(),
   variants: new Map(),
 });
@@ -111,14 +114,24 @@ export function buildStatus(set: PackageVariantSet, outcome: SetOutcome): Packag
     ...outcome.desired.map(d => targetOf(d, outcome)),
     ...outcome.failedTargets.map(f => ({ packageVariant: "", ready: "False" as const, ...f })),
   ];
+  // An empty selection is said per target but is no PackageVariant: the counts leave it out.
+  const empty = outcome.emptyTargets.map(message => ({ packageVariant: "", message }));
   return {
     observedGeneration: set.metadata?.generation,
     conditions,
-    targets,
+    targets: [...targets, ...empty],
     counts: {
       desired: targets.length,
       ready: targets.filter(t => t.ready === "True").length,
       failed: targets.filter(t => t.ready === "False").length,
     },
   };
+}
+
+/** Empty selections the set's status does not show yet: each gets one event, not one per reconcile. */
+export function newlyEmptyTargets(set: PackageVariantSet, outcome: SetOutcome): string[] {
+  const shown = new Set(
+    (set.status?.targets ?? []).filter(t => !t.packageVariant && !t.ready).map(t => t.message),
+  );
+  return outcome.emptyTargets.filter(m => !shown.has(m));
 }

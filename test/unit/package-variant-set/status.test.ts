@@ -1,5 +1,10 @@
 import type { PackageVariant, PackageVariantSet } from "../../../crd-types";
-import { buildStatus, emptyOutcome, type DesiredVariant } from "../../../lib/package-variant-set";
+import {
+  buildStatus,
+  emptyOutcome,
+  newlyEmptyTargets,
+  type DesiredVariant,
+} from "../../../lib/package-variant-set";
 
 const set = { metadata: { name: "s", namespace: "default", generation: 1 } } as PackageVariantSet;
 const desired = (name: string): DesiredVariant => ({
@@ -73,5 +78,25 @@ describe("PackageVariantSet status: a target is ready only when its variant trul
     ]);
     expect(status.targets?.[0]).toMatchObject({ ready: "Unknown", message: "created x; waiting" });
     expect(status.counts).toEqual({ desired: 1, ready: 0, failed: 0 });
+  });
+});
+
+describe("PackageVariantSet status: a target that selects nothing is visible", () => {
+  const message = "spec.targets[0] selects nothing: no Repository matches env=prod";
+
+  it("gets a per-target message that counts as neither desired, ready nor failed", () => {
+    const outcome = emptyOutcome();
+    outcome.emptyTargets = [message];
+    const status = buildStatus(set, outcome);
+    expect(status.targets).toEqual([{ packageVariant: "", message }]);
+    expect(status.counts).toEqual({ desired: 0, ready: 0, failed: 0 });
+  });
+
+  it("is announced by an event once, when it first appears", () => {
+    const outcome = emptyOutcome();
+    outcome.emptyTargets = [message];
+    expect(newlyEmptyTargets(set, outcome)).toEqual([message]);
+    const reported = { ...set, status: buildStatus(set, outcome) } as PackageVariantSet;
+    expect(newlyEmptyTargets(reported, outcome)).toEqual([]);
   });
 });
