@@ -1356,7 +1356,7 @@ export const crdManifests: readonly CrdManifest[] = [
                     "format": "int64"
                   },
                   "conditions": {
-                    "description": "`Stalled`: True when the controller cannot continue without a change by the user\n(reason `ValidationError`, e.g. an invalid spec or a missing upstream); False\n(reason `Valid`) otherwise. `Ready`: True (reason `NoErrors`) when the last\nreconciliation produced an up-to-date downstream draft; False (reason `Error`)\nwith the error in the message otherwise.",
+                    "description": "`Stalled`: True when the controller cannot continue without a change by the user\n(reason `ValidationError`, e.g. an invalid spec or a missing upstream); False\n(reason `Valid`) otherwise. `Ready`: True (reason `NoErrors`) when the last\nreconciliation produced an up-to-date downstream draft; False (reason `Error`)\nwith the error in the message when a step failed; False (reason `Pending`)\nwhile a draft waits for its content.",
                     "type": "array",
                     "x-kubernetes-list-type": "map",
                     "x-kubernetes-list-map-keys": [

@@ -450,7 +450,8 @@ export interface StatusObject {
    * (reason `ValidationError`, e.g. an invalid spec or a missing upstream); False
    * (reason `Valid`) otherwise. `Ready`: True (reason `NoErrors`) when the last
    * reconciliation produced an up-to-date downstream draft; False (reason `Error`)
-   * with the error in the message otherwise.
+   * with the error in the message when a step failed; False (reason `Pending`)
+   * while a draft waits for its content.
    */
   conditions?: Condition[];
   /**

@@ -5,11 +5,28 @@ import {
   validatePackageRevision,
   validatePackageRevisionResources,
 } from "../../lib/validation";
+import { copySourceProblem } from "../../lib/packages/lifecycle";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 import { answer, requestContext, secretProblems } from "./requests";
 import { execPolicy } from "../shared/exec-policy";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
+
+/** A new revision copying one that is known to exist and not to be published. */
+async function copySourceProblems(req: PeprValidateRequest<PackageRevision>): Promise<string[]> {
+  const name = req.Raw.spec?.source?.copyFrom?.name;
+  if (req.Request.operation !== "CREATE" || !name) return [];
+  try {
+    const source = await K8s(PackageRevision)
+      .InNamespace(req.Raw.metadata?.namespace ?? "")
+      .Get(name);
+    const problem = copySourceProblem(source);
+    return problem ? [`spec.source.${problem}`] : [];
+  } catch (error) {
+    if (isNotFound(error)) return []; // not known yet: the source step reports it
+    throw error;
+  }
+}
 
 /**
  * Impossible lifecycle moves, changes to a revision's identity and credentials the requester
@@ -22,7 +39,10 @@ export async function validatePackageRevisionRequest(
     const ctx = await requestContext(req);
     const old = req.OldResource as PackageRevision | undefined;
     const problems = validatePackageRevision(req.Raw, old, ctx);
-    if (!ctx.byOperator) problems.push(...(await secretProblems(req, "PackageRevision")));
+    if (!ctx.byOperator) {
+      problems.push(...(await secretProblems(req, "PackageRevision")));
+      problems.push(...(await copySourceProblems(req)));
+    }
     return answer(req, problems);
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);

@@ -1,10 +1,16 @@
+import { Log } from "pepr";
+import { packageRevisionConcurrency } from "../../lib/controller/render-concurrency";
 import { createFunctionRuntime } from "../../lib/fn";
 import { execPolicy } from "../shared/exec-policy";
 
+/** Reconcile workers and the renders among them (lib/controller/render-concurrency.ts). */
+export const concurrency = packageRevisionConcurrency(process.env);
+for (const warning of concurrency.warnings) Log.warn(warning);
+
 /** Operator settings for rendering, from the environment of the controller process. */
 export const renderConfig = {
-  /** Renders running at once (seed 002: default 20); 0 means unbounded. */
-  maxConcurrentRenders: Number(process.env.PORCH_PEPR_MAX_CONCURRENT_RENDERS ?? 20),
+  /** Renders running at once, at most the reconcile workers (a higher limit is never reached). */
+  maxConcurrentRenders: concurrency.renders,
   /** When every render slot is taken, try again after this long instead of blocking. */
   requeueDelayMs: Number(process.env.PORCH_PEPR_RENDER_REQUEUE_MS ?? 2000),
 };

@@ -1,6 +1,7 @@
 import { Capability } from "pepr";
 import { PackageRevision, PackageRevisionResources } from "../../crd-types";
 import { Controller } from "../shared/controller";
+import { concurrency } from "./config";
 import { reconcilePackageRevision } from "./reconcile";
 
 /**
@@ -18,9 +19,7 @@ const { When } = PackageRevisionCapability;
 export const packageRevisionController = new Controller(
   "PackageRevision",
   reconcilePackageRevision,
-  {
-    concurrency: 8,
-  },
+  { concurrency: concurrency.workers },
 );
 
 When(PackageRevision).IsCreatedOrUpdated().Watch(packageRevisionController.enqueue);

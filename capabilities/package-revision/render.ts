@@ -1,6 +1,5 @@
 import { K8s } from "pepr";
 import { isDeepStrictEqual } from "node:util";
-import { parse } from "yaml";
 import { PackageRevision, PackageRevisionResources } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { renderPackage, RenderOutput } from "../../lib/fn";
@@ -12,7 +11,14 @@ import { writeResources } from "../shared/package-resources";
 import { serverSideApply } from "../shared/server-side-apply";
 import { functionRuntime, renderConfig } from "./config";
 import { gitKey } from "../shared/git-key";
-import { applyCoreStatus, applyKptfileStatus, applyRenderStatus, MANAGER } from "./status";
+import { kptfileState } from "../../lib/packages/kptfile-state";
+import {
+  applyCoreStatus,
+  applyKptfileSpec,
+  applyKptfileStatus,
+  applyRenderStatus,
+  MANAGER,
+} from "./status";
 
 export const PUSH_ON_RENDER_FAILURE = "porch.kpt.dev/push-on-render-failure";
 
@@ -53,22 +59,20 @@ async function writeRenderStatus(
   );
 }
 
-/** The Kptfile's own conditions (config injection, ...) surface on the PackageRevision. */
-async function syncKptfileConditions(
-  pr: PackageRevision,
-  files: Record<string, string>,
-): Promise<void> {
-  const kptfile = (parse(files.Kptfile ?? "") ?? {}) as {
-    status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+/**
+ * The Kptfile's readiness gates and package metadata (spec) and its conditions (status) surface
+ * on the PackageRevision, where admission and the lifecycle controller check the gates.
+ */
+async function syncKptfile(pr: PackageRevision, files: Record<string, string>): Promise<void> {
+  const state = kptfileState(files.Kptfile);
+  const spec = { readinessGates: state.readinessGates, packageMetadata: state.packageMetadata };
+  const current = {
+    readinessGates: pr.spec?.readinessGates ?? [],
+    packageMetadata: pr.spec?.packageMetadata ?? {},
   };
-  const conditions = (kptfile.status?.conditions ?? []).map(c => ({
-    type: c.type,
-    status: c.status,
-    reason: c.reason,
-    message: c.message,
-  }));
-  if (isDeepStrictEqual(conditions, pr.status?.packageConditions ?? [])) return;
-  await applyKptfileStatus(pr, conditions);
+  if (!isDeepStrictEqual(spec, current)) await applyKptfileSpec(pr, spec);
+  if (!isDeepStrictEqual(state.packageConditions, pr.status?.packageConditions ?? []))
+    await applyKptfileStatus(pr, state.packageConditions);
 }
 
 /** Files git cannot take: the render stops for this version of the files and says why. */
@@ -150,7 +154,7 @@ export async function reconcileRender(
     }
     if (keep) {
       await commitRendered(pr, store, out);
-      await syncKptfileConditions(pr, out.files);
+      await syncKptfile(pr, out.files);
     }
     await applyRenderStatus(
       pr,

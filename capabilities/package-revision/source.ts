@@ -19,6 +19,7 @@ import { rawStore } from "../shared/content-stores";
 import { writeResources } from "../shared/package-resources";
 import { gitKey } from "../shared/git-key";
 import { applyCoreStatus, applyRenderStatus, MANAGER } from "./status";
+import { copySourceProblem } from "../../lib/packages/lifecycle";
 import { contentOf, SourceError } from "../shared/revision-content";
 
 type CreationSource = "init" | "clone" | "copy" | "upgrade";
@@ -80,6 +81,8 @@ async function executeSource(pr: PackageRevision, repo: Repository): Promise<Sou
     ) {
       throw new SourceError(`copyFrom "${source.copyFrom.name}" is a revision of another package`);
     }
+    const unpublished = copySourceProblem(from.pr);
+    if (unpublished) throw new SourceError(unpublished);
     return { creationSource: "copy", files: from.content.files };
   }
   if (source.upgrade) {

@@ -117,6 +117,25 @@ export function applyKptfileStatus(
   return apply(pr, { packageConditions: packageConditions ?? [] }, MANAGER.kptfile);
 }
 
+/** Kptfile-derived spec: readiness gates and package metadata (the Kptfile is their source). */
+export async function applyKptfileSpec(
+  pr: PackageRevision,
+  spec: Pick<NonNullable<PackageRevision["spec"]>, "readinessGates" | "packageMetadata">,
+): Promise<void> {
+  const updated = await serverSideApply(
+    PackageRevision,
+    {
+      apiVersion: "porch.kpt.dev/v1alpha2",
+      kind: "PackageRevision",
+      metadata: { name: pr.metadata?.name ?? "", namespace: pr.metadata?.namespace },
+      spec,
+    },
+    MANAGER.kptfile,
+  );
+  pr.metadata = updated.metadata;
+  pr.spec = updated.spec;
+}
+
 export function condition(pr: PackageRevision, type: string): Condition | undefined {
   return (pr.status?.conditions as Condition[] | undefined)?.find(c => c.type === type);
 }

@@ -3,6 +3,7 @@ import { PackageRevision, PackageVariantSet, Repository } from "../../crd-types"
 import { CelCostBudget, toCelObject } from "../../lib/cel";
 import {
   desiredVariant,
+  MissingRepositoryError,
   renderPackageVariantSpec,
   TargetContext,
   TemplateError,
@@ -52,7 +53,7 @@ function renderTargets(
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error;
       outcome.failedTargets.push({
-        repository: ctx.repoDefault,
+        repository: error instanceof MissingRepositoryError ? error.repository : ctx.repoDefault,
         package: ctx.packageDefault,
         message: error.message,
       });
@@ -90,6 +91,7 @@ export async function computeDesiredSet(set: PackageVariantSet): Promise<Desired
     return { outcome, plannable: false, complete: false };
   }
   const targets = await unrollTargets(set);
+  outcome.emptyTargets = targets.empty;
   renderTargets(
     set,
     upstream,

@@ -1,6 +1,6 @@
 import { K8s } from "pepr";
 import { PackageVariantSet } from "../../crd-types";
-import { planSet, SetIndex } from "../../lib/package-variant-set";
+import { newlyEmptyTargets, planSet, SetIndex } from "../../lib/package-variant-set";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 import { splitKey } from "../shared/controller";
 import { recordEvent } from "../shared/events";
@@ -63,14 +63,17 @@ export async function reconcilePackageVariantSet(key: string): Promise<void> {
     outcome = desired.outcome;
     if (!desired.plannable) return writeStatus(set, outcome);
     await reconcileVariants(set, desired.complete, outcome);
-    sets.setDownstreamRepos(
-      key,
-      outcome.desired.map(d => d.spec.downstream?.repo ?? ""),
-    );
+    // Failed targets too: creating their missing repository must reconcile the set again.
+    sets.setDownstreamRepos(key, [
+      ...outcome.desired.map(d => d.spec.downstream?.repo ?? ""),
+      ...outcome.failedTargets.map(f => f.repository),
+    ]);
   } catch (error) {
     outcome.error = errorMessage(error);
     outcome.incomplete = true;
   }
+  for (const message of newlyEmptyTargets(set, outcome))
+    await recordEvent(set, "Warning", "NoTargetsSelected", message);
   await writeStatus(set, outcome);
   if (outcome.error) throw new Error(outcome.error);
 }

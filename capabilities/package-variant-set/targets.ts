@@ -14,6 +14,8 @@ export interface UnrolledTargets {
   contexts: TargetContext[];
   /** Targets whose kind the API does not serve: seed 000's NoMatchingTargets. */
   noMatch: string[];
+  /** Selector targets that selected no object: said per target, not an error. */
+  empty: string[];
 }
 
 /** A repository selector is an object selector over Repository objects (seed 000). */
@@ -36,13 +38,29 @@ async function unrollSelector(
   upstreamPackage: string,
 ) {
   const selector = objectSelectorOf(target);
-  if (!selector?.apiVersion || !selector.kind) return [];
+  if (!selector?.apiVersion || !selector.kind) return { contexts: [] };
   const type = await resolveKind(selector.apiVersion, selector.kind);
+  const labelSelector = toSelectorString(selector);
   const objects = await listObjects(type, namespace, {
-    labelSelector: toSelectorString(selector),
+    labelSelector,
     fieldSelector: selector.name ? `metadata.name=${selector.name}` : undefined,
   });
-  return unrollSelectedObjects(objects, selector.packageNames, target, index, upstreamPackage);
+  const contexts = unrollSelectedObjects(
+    objects,
+    selector.packageNames,
+    target,
+    index,
+    upstreamPackage,
+  );
+  const criteria = [
+    labelSelector && `labels ${labelSelector}`,
+    selector.name && `name ${selector.name}`,
+  ].filter(Boolean);
+  const empty =
+    contexts.length === 0
+      ? `spec.targets[${index}] selects nothing: no ${selector.kind} (${selector.apiVersion}) in namespace ${namespace}${criteria.length ? ` with ${criteria.join(" and ")}` : ""}`
+      : undefined;
+  return { contexts, empty };
 }
 
 /**
@@ -53,14 +71,16 @@ async function unrollSelector(
 export async function unrollTargets(set: PackageVariantSet): Promise<UnrolledTargets> {
   const namespace = set.metadata?.namespace ?? "";
   const upstreamPackage = set.spec?.upstream?.package ?? "";
-  const result: UnrolledTargets = { contexts: [], noMatch: [] };
+  const result: UnrolledTargets = { contexts: [], noMatch: [], empty: [] };
   for (const [i, target] of (set.spec?.targets ?? []).entries()) {
     if (target.repositories) {
       result.contexts.push(...unrollRepositoryList(target, i, upstreamPackage));
       continue;
     }
     try {
-      result.contexts.push(...(await unrollSelector(target, i, namespace, upstreamPackage)));
+      const { contexts, empty } = await unrollSelector(target, i, namespace, upstreamPackage);
+      result.contexts.push(...contexts);
+      if (empty) result.empty.push(empty);
     } catch (error) {
       if (!(error instanceof NoMatchError)) throw error;
       result.noMatch.push(`spec.targets[${i}]: ${error.message}`);

@@ -2,7 +2,7 @@ import { K8s } from "pepr";
 import { PackageVariant, PackageVariantSet } from "../../crd-types";
 import { mapLimit } from "../../lib/controller/concurrency";
 import { PACKAGE_VARIANT_FINALIZER } from "../../lib/package-variant";
-import { DesiredVariant, SetPlan } from "../../lib/package-variant-set";
+import { DesiredVariant, nameTakenMessage, SetPlan } from "../../lib/package-variant-set";
 import { WatchCache } from "../../lib/controller/watch-cache";
 import { errorMessage, httpStatus, isNotFound } from "../shared/api-errors";
 
@@ -54,6 +54,21 @@ function newVariant(set: PackageVariantSet, desired: DesiredVariant): PackageVar
   };
 }
 
+/** A create found the name taken: fine if by this set's own variant, else a failure naming the owner. */
+async function checkNameTaken(set: PackageVariantSet, name: string): Promise<void> {
+  let existing: PackageVariant;
+  try {
+    existing = await K8s(PackageVariant)
+      .InNamespace(set.metadata?.namespace ?? "")
+      .Get(name);
+  } catch (error) {
+    if (isNotFound(error)) throw new Error(`PackageVariant "${name}" is being deleted; retrying`);
+    throw error;
+  }
+  const taken = nameTakenMessage(existing, set.metadata?.uid ?? "");
+  if (taken) throw new Error(taken);
+}
+
 export interface PlanOutcome {
   created: number;
   updated: number;
@@ -85,7 +100,11 @@ export async function applyPlan(set: PackageVariantSet, plan: SetPlan): Promise<
       () =>
         K8s(PackageVariant)
           .Create(newVariant(set, d))
-          .catch(e => (httpStatus(e) === 409 ? (created = false) : Promise.reject(e))),
+          .catch(async e => {
+            if (httpStatus(e) !== 409) throw e;
+            created = false;
+            await checkNameTaken(set, d.name);
+          }),
       () => created && outcome.created++,
     );
   });

@@ -37,7 +37,7 @@ export async function reconcileFinalizer(pv: PackageVariant): Promise<boolean> {
   }
   if (failures.length > 0) {
     const message = `cannot finish deletion (deletionPolicy ${pv.spec?.deletionPolicy ?? "delete"}): ${failures.join("; ")}`;
-    await writeVariantStatus(pv, { errors: [message], targets: [] });
+    await writeVariantStatus(pv, { errors: [message], pending: [], targets: [] });
     throw new Error(message);
   }
   if (changes.length > 0) {

@@ -4,8 +4,11 @@ import {
   DownstreamStep,
   InClusterRef,
   MutationError,
+  PENDING_SOURCE_SUFFIX,
   planPackageVariant,
+  stepVerdict,
   VariantIndex,
+  type VariantOutcome,
 } from "../../lib/package-variant";
 import { UpgradeError } from "../../lib/kpt";
 import { selectUpstream } from "../../lib/packages/upstream";
@@ -18,7 +21,7 @@ import { SourceError } from "../shared/revision-content";
 import { reconcileFinalizer } from "./finalizer";
 import { checkMutations, upgradeInPlace } from "./mutate";
 import { applyChange, createDraft, relevantRevisions } from "./revisions";
-import { VariantOutcome, writeVariantStatus } from "./status";
+import { writeVariantStatus } from "./status";
 
 /** Which variants a PackageRevision or injected-object event concerns. */
 export const variants = new VariantIndex();
@@ -33,8 +36,21 @@ async function getVariant(key: string): Promise<PackageVariant | undefined> {
   }
 }
 
+interface StepResult {
+  injected: InClusterRef[];
+  /** A draft this step created, which has no content until its source runs. */
+  pending?: string;
+}
+
 /** Carries out one step of the state machine; returns the injected objects it read. */
-async function executeStep(pv: PackageVariant, step: DownstreamStep): Promise<InClusterRef[]> {
+async function executeStep(pv: PackageVariant, step: DownstreamStep): Promise<StepResult> {
+  const { failure, pending } = stepVerdict(step);
+  if (failure) throw new MutationError(failure);
+  const result = await runStep(pv, step);
+  return { ...result, pending: result.pending ?? pending };
+}
+
+async function runStep(pv: PackageVariant, step: DownstreamStep): Promise<StepResult> {
   switch (step.kind) {
     case "createClone":
     case "createUpgrade":
@@ -45,7 +61,7 @@ async function executeStep(pv: PackageVariant, step: DownstreamStep): Promise<In
         step.kind === "createClone" ? "CloneDraftCreated" : "UpgradeDraftCreated",
         `created ${step.target}`,
       );
-      return [];
+      return { injected: [] };
     case "upgradeInPlace": {
       const injected = await upgradeInPlace(
         pv,
@@ -59,20 +75,20 @@ async function executeStep(pv: PackageVariant, step: DownstreamStep): Promise<In
         "DraftUpgraded",
         `upgraded ${step.target} to ${step.newUpstream.metadata?.name}`,
       );
-      return injected;
+      return { injected };
     }
     case "checkMutations": {
       const { decision, injected } = await checkMutations(pv, step);
-      if (decision.createEditDraft)
+      if (decision.createEditDraft) {
         await recordEvent(pv, "Normal", "EditDraftCreated", `created ${decision.target}`);
-      else if (decision.writeTo)
+        return { injected, pending: `created ${decision.target}; ${PENDING_SOURCE_SUFFIX}` };
+      } else if (decision.writeTo)
         await recordEvent(pv, "Normal", "DraftUpdated", `applied mutations to ${decision.target}`);
-      return injected;
+      return { injected };
     }
     case "error":
-      throw new MutationError(step.message);
     case "wait":
-      return [];
+      return { injected: [] };
   }
 }
 
@@ -89,7 +105,12 @@ export async function reconcilePackageVariant(key: string): Promise<void> {
 
   const problems = validatePackageVariant(pv.spec, execPolicy);
   if (problems.length > 0)
-    return writeVariantStatus(pv, { stalled: problems.join("; "), errors: [], targets: [] });
+    return writeVariantStatus(pv, {
+      stalled: problems.join("; "),
+      errors: [],
+      pending: [],
+      targets: [],
+    });
   const revisions = await relevantRevisions(pv);
   const plan = planPackageVariant({
     pv,
@@ -97,16 +118,18 @@ export async function reconcilePackageVariant(key: string): Promise<void> {
     revisions,
   });
   if (plan.stalled)
-    return writeVariantStatus(pv, { stalled: plan.stalled, errors: [], targets: [] });
+    return writeVariantStatus(pv, { stalled: plan.stalled, errors: [], pending: [], targets: [] });
 
-  const outcome: VariantOutcome = { errors: [], targets: [] };
+  const outcome: VariantOutcome = { errors: [], pending: [], targets: [] };
   const injected: InClusterRef[] = [];
   let transient: unknown;
   for (const change of plan.changes) await applyChange(pv, change);
   for (const step of plan.steps) {
     outcome.targets.push(step.target);
     try {
-      injected.push(...(await executeStep(pv, step)));
+      const result = await executeStep(pv, step);
+      injected.push(...result.injected);
+      if (result.pending) outcome.pending.push(result.pending);
     } catch (error) {
       outcome.errors.push(errorMessage(error));
       if (

@@ -1,7 +1,7 @@
 import { K8s } from "pepr";
 import type { Operation } from "kubernetes-fluent-client";
 import { PackageRevision, PackageVariant } from "../../crd-types";
-import type { RevisionChange } from "../../lib/package-variant";
+import { variantLabelValue, variantMarks, type RevisionChange } from "../../lib/package-variant";
 import { httpStatus, isNotFound } from "../shared/api-errors";
 import {
   cachedOwnedRevisions,
@@ -38,7 +38,7 @@ export async function relevantRevisions(
       byPackage(downstream?.repo, downstream?.package),
       K8s(PackageRevision)
         .InNamespace(ns)
-        .WithLabel(PACKAGE_VARIANT_LABEL, owner)
+        .WithLabel(PACKAGE_VARIANT_LABEL, variantLabelValue(owner))
         .Get()
         .then(l => l.items),
     ]);
@@ -55,12 +55,16 @@ export async function relevantRevisions(
 
 /** Creates a draft the state machine decided on; one an interrupted attempt created is kept. */
 export async function createDraft(pv: PackageVariant, draft: PackageRevision): Promise<void> {
-  const labels = {
-    ...(draft.metadata?.labels ?? {}),
-    [PACKAGE_VARIANT_LABEL]: pv.metadata?.name ?? "",
+  const marks = variantMarks(pv.metadata?.name ?? "");
+  const labels = { ...(draft.metadata?.labels ?? {}), ...marks.labels };
+  const annotations = { ...(draft.metadata?.annotations ?? {}), ...marks.annotations };
+  const metadata = {
+    ...draft.metadata,
+    labels,
+    ...(Object.keys(annotations).length > 0 && { annotations }),
   };
   try {
-    await K8s(PackageRevision).Create({ ...draft, metadata: { ...draft.metadata, labels } });
+    await K8s(PackageRevision).Create({ ...draft, metadata });
   } catch (error) {
     if (httpStatus(error) !== 409) throw error;
   }
@@ -77,15 +81,16 @@ function patchOf(
     ops.push({ op: "add", path: "/metadata/ownerReferences", value: set.ownerReferences });
   // An adopted revision gets the label that lists it among this variant's revisions.
   const adopted = change.reasons.includes("adopt");
-  const labels = adopted
-    ? {
-        ...(set.labels ?? revision.metadata?.labels),
-        [PACKAGE_VARIANT_LABEL]: pv.metadata?.name ?? "",
-      }
+  const marks = adopted ? variantMarks(pv.metadata?.name ?? "") : undefined;
+  const labels = marks
+    ? { ...(set.labels ?? revision.metadata?.labels), ...marks.labels }
     : set.labels;
+  const annotations =
+    marks && Object.keys(marks.annotations).length > 0
+      ? { ...(set.annotations ?? revision.metadata?.annotations), ...marks.annotations }
+      : set.annotations;
   if (labels) ops.push({ op: "add", path: "/metadata/labels", value: labels });
-  if (set.annotations)
-    ops.push({ op: "add", path: "/metadata/annotations", value: set.annotations });
+  if (annotations) ops.push({ op: "add", path: "/metadata/annotations", value: annotations });
   return ops;
 }
 

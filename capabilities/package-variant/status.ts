@@ -7,17 +7,9 @@ import {
   PackageVariantStatus,
 } from "../../crd-types";
 import { Condition, setCondition } from "../../lib/kubernetes/conditions";
+import { variantConditions, type VariantOutcome } from "../../lib/package-variant";
 import { isNotFound } from "../shared/api-errors";
 import { cachedRevision } from "../shared/revision-cache";
-
-export interface VariantOutcome {
-  /** Needs the user: an invalid spec or a missing upstream (the reference's ValidationError). */
-  stalled?: string;
-  /** What failed this time; a retry may fix it. */
-  errors: string[];
-  /** The downstream revisions this variant manages now (status.downstreamTargets). */
-  targets: string[];
-}
 
 type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatus"];
 
@@ -51,8 +43,7 @@ async function renderStatusOf(namespace: string, name: string): Promise<RenderSt
 }
 
 /**
- * Stalled and Ready with the reference's reasons (ValidationError / Valid; Error / NoErrors),
- * observedGeneration, and downstreamTargets with each target's render status. Written only
+ * Stalled and Ready (lib/package-variant/readiness.ts), observedGeneration, and downstreamTargets with each target's render status. Written only
  * when something changed.
  */
 export async function writeVariantStatus(
@@ -61,31 +52,8 @@ export async function writeVariantStatus(
 ): Promise<void> {
   const generation = pv.metadata?.generation;
   let conditions = (pv.status?.conditions ?? []) as Condition[];
-  conditions = setCondition(
-    conditions,
-    outcome.stalled
-      ? { type: "Stalled", status: "True", reason: "ValidationError", message: outcome.stalled }
-      : {
-          type: "Stalled",
-          status: "False",
-          reason: "Valid",
-          message: "all validation checks passed",
-        },
-    generation,
-  );
-  const failure = outcome.stalled ? "invalid packagevariant object" : outcome.errors.join("; ");
-  conditions = setCondition(
-    conditions,
-    failure
-      ? { type: "Ready", status: "False", reason: "Error", message: failure }
-      : {
-          type: "Ready",
-          status: "True",
-          reason: "NoErrors",
-          message: "successfully ensured downstream package variant",
-        },
-    generation,
-  );
+  for (const condition of variantConditions(outcome))
+    conditions = setCondition(conditions, condition, generation);
   const ns = pv.metadata?.namespace ?? "";
   const downstreamTargets = await Promise.all(
     outcome.targets.map(async name => {

@@ -1,9 +1,10 @@
 import { K8s } from "pepr";
 import { PackageRevision } from "../../crd-types";
 import { WatchCache } from "../../lib/controller/watch-cache";
+import { PACKAGE_VARIANT_LABEL, variantLabelValue } from "../../lib/package-variant";
 
 /** Marks the revisions a PackageVariant created or adopted, so they are found by label. */
-export const PACKAGE_VARIANT_LABEL = "config.porch.kpt.dev/packagevariant";
+export { PACKAGE_VARIANT_LABEL };
 
 const packageKey = (namespace = "", repo = "", pkg = "") => `${namespace}/${repo}/${pkg}`;
 
@@ -38,13 +39,13 @@ export async function cachedPackageRevisions(
   return revisionCache.by("package", packageKey(namespace, repo, pkg));
 }
 
-/** The revisions labelled as created or adopted by the PackageVariant `owner`. */
+/** The revisions labelled as created or adopted by the PackageVariant named `owner`. */
 export async function cachedOwnedRevisions(
   namespace: string,
   owner: string,
 ): Promise<PackageRevision[]> {
   await primed(namespace);
-  return revisionCache.by("owner", `${namespace}/${owner}`);
+  return revisionCache.by("owner", `${namespace}/${variantLabelValue(owner)}`);
 }
 
 /** One revision by name, as the cache holds it (undefined when it does not). */

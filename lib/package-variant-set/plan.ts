@@ -74,3 +74,24 @@ export function planSet(
   if (mayDelete) plan.delete.push(...byIdentifier.values(), ...duplicates);
   return plan;
 }
+
+interface Owned {
+  metadata?: {
+    name?: string;
+    ownerReferences?: { kind?: string; name?: string; uid?: string; controller?: boolean }[];
+  };
+}
+
+/**
+ * Why a PackageVariant this set wants cannot be created because one of that name exists, or
+ * undefined when the existing one is the set's own (its watch had not delivered it yet). Another
+ * object's variant is never taken over, and the target is reported failed, naming its owner.
+ */
+export function nameTakenMessage(existing: Owned, setUid: string): string | undefined {
+  const controller = existing.metadata?.ownerReferences?.find(o => o.controller);
+  if (controller?.uid === setUid) return undefined;
+  const name = existing.metadata?.name ?? "";
+  return controller
+    ? `PackageVariant "${name}" already exists and is controlled by ${controller.kind} "${controller.name}", not by this set`
+    : `PackageVariant "${name}" already exists and is not controlled by this set (it has no controller)`;
+}

@@ -12,6 +12,16 @@ import type { TargetContext } from "./unroll";
 /** A template that cannot be turned into a PackageVariant for one target. */
 export class TemplateError extends Error {}
 
+/** The target's downstream Repository does not exist (named, for the status and the watch). */
+export class MissingRepositoryError extends TemplateError {
+  constructor(
+    message: string,
+    readonly repository: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface RenderInputs {
   /** The set's spec.upstream, copied into every PackageVariant. */
   upstream: NonNullable<PackageVariantSpec["upstream"]>;
@@ -84,27 +94,10 @@ function renderFunctions(
   });
 }
 
-function needsRepository(t: PackageVariantTemplate): boolean {
-  const d = t.downstream ?? {};
-  const maps = [
-    t.labelExprs,
-    t.annotationExprs,
-    t.packageContext?.dataExprs,
-    ...(t.pipeline?.mutators ?? []).map(f => f.configMapExprs),
-    ...(t.pipeline?.validators ?? []).map(f => f.configMapExprs),
-  ];
-  return (
-    d.packageExpr !== undefined ||
-    maps.some(m => (m?.length ?? 0) > 0) ||
-    (t.packageContext?.removeKeyExprs?.length ?? 0) > 0 ||
-    (t.injectors ?? []).some(i => i.nameExpr !== undefined)
-  );
-}
-
 /**
  * Turns one target context into a PackageVariant spec, in seed 000's evaluation order: the
- * base inputs, downstream.repoExpr, then the downstream Repository is loaded and every other
- * expression is evaluated. Static values first; expression results override them.
+ * base inputs, downstream.repoExpr, then the downstream Repository is loaded (a missing one fails
+ * the target) and every other expression is evaluated. Static values first; expression results override them.
  */
 export function renderPackageVariantSpec(
   ctx: TargetContext,
@@ -131,13 +124,14 @@ export function renderPackageVariantSpec(
       ? beforeRepo(t.downstream.repoExpr, "downstream.repoExpr")
       : (t.downstream?.repo ?? ctx.repoDefault);
 
+  // A PackageVariant into a missing repository could never produce its draft: stop the target.
   const repository = inputs.repositories.get(repo);
-  if (!repository && needsRepository(t))
-    throw new TemplateError(`repository "${repo}" could not be loaded`);
-  const full: TemplateInputs = {
-    ...base,
-    repository: repository ?? { name: repo, namespace: "", labels: {}, annotations: {} },
-  };
+  if (!repository)
+    throw new MissingRepositoryError(
+      `spec.targets[${ctx.targetIndex}]: downstream repository "${repo}" not found`,
+      repo,
+    );
+  const full: TemplateInputs = { ...base, repository };
   const evaluate = evaluator(
     ctx,
     full,

@@ -11,6 +11,8 @@ export {
 export {
   CONFIG_INJECTION_ANNOTATION,
   INJECTED_RESOURCE_ANNOTATION,
+  injectedResourceName,
+  LEGACY_INJECTED_RESOURCE_ANNOTATION,
   inClusterKey,
   injectionCandidates,
   injectionConditionType,
@@ -64,3 +66,11 @@ export type {
 } from "./state";
 export { VariantIndex } from "./variant-index";
 export { revisionRelevance, variantRelevance } from "./watch-relevance";
+export { PENDING_SOURCE_SUFFIX, stepVerdict, variantConditions } from "./readiness";
+export type { VariantOutcome } from "./readiness";
+export {
+  PACKAGE_VARIANT_LABEL,
+  PACKAGE_VARIANT_NAME_ANNOTATION,
+  variantLabelValue,
+  variantMarks,
+} from "./variant-label";

@@ -14,7 +14,20 @@ import type { PackageFiles } from "../kpt/types";
 import { MutationError } from "./errors";
 
 export const CONFIG_INJECTION_ANNOTATION = "kpt.dev/config-injection";
-export const INJECTED_RESOURCE_ANNOTATION = "kpt.dev/injected-resource";
+/** Names the in-cluster object injected into a point (the design's annotation). */
+export const INJECTED_RESOURCE_ANNOTATION = "kpt.dev/injected-resource-name";
+/** What the reference implementation writes; packages made by it carry this one. */
+export const LEGACY_INJECTED_RESOURCE_ANNOTATION = "kpt.dev/injected-resource";
+
+/** The injected object's name an injection point records, under either annotation. */
+export function injectedResourceName(
+  annotations: Record<string, unknown> | undefined,
+): string | undefined {
+  const value =
+    annotations?.[INJECTED_RESOURCE_ANNOTATION] ??
+    annotations?.[LEGACY_INJECTED_RESOURCE_ANNOTATION];
+  return typeof value === "string" ? value : undefined;
+}
 
 export type Injector = NonNullable<PackageVariantSpec["injectors"]>[number];
 

@@ -9,6 +9,7 @@ import {
   inClusterKey,
   injectionCandidates,
   INJECTED_RESOURCE_ANNOTATION,
+  LEGACY_INJECTED_RESOURCE_ANNOTATION,
   scanInjectionPoints,
   type InClusterRef,
   type InjectionPoint,
@@ -46,8 +47,13 @@ function inject(doc: Document, point: InjectionPoint, value: unknown, name: stri
     changed = true;
   }
   const annotations = ensureMap(ensureMap(root, "metadata"), "annotations");
-  if (plain(getField(annotations, INJECTED_RESOURCE_ANNOTATION)) !== name) {
-    setField(annotations, INJECTED_RESOURCE_ANNOTATION, toNode(name));
+  // The reference's annotation, where a package has it, names the same object: never a stale one.
+  const keys = [INJECTED_RESOURCE_ANNOTATION];
+  if (getField(annotations, LEGACY_INJECTED_RESOURCE_ANNOTATION) !== undefined)
+    keys.push(LEGACY_INJECTED_RESOURCE_ANNOTATION);
+  for (const key of keys) {
+    if (plain(getField(annotations, key)) === name) continue;
+    setField(annotations, key, toNode(name));
     changed = true;
   }
   return changed;

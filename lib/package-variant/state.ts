@@ -38,7 +38,13 @@ export type DownstreamStep =
       newUpstream: PackageRevision;
     })
   | (Named & { state: "UPSTREAM_CHANGED"; kind: "error"; message: string })
-  | (Named & { state: "SOURCE_PENDING"; kind: "wait"; message: string })
+  | (Named & {
+      state: "SOURCE_PENDING";
+      kind: "wait";
+      message: string;
+      /** The source ran and failed: the draft will not get content without a change. */
+      failed?: true;
+    })
   | CheckMutationsStep;
 
 /**
@@ -71,13 +77,15 @@ function nameOf(pr: PackageRevision): string {
 }
 
 /** A draft whose spec.source the PackageRevision controller has not executed yet has no content. */
-function sourcePending(pr: PackageRevision): string | undefined {
-  if (publishing(pr)) return `waiting for PackageRevision "${nameOf(pr)}" to be published`;
+function sourcePending(pr: PackageRevision): { message: string; failed?: true } | undefined {
+  if (publishing(pr))
+    return { message: `waiting for PackageRevision "${nameOf(pr)}" to be published` };
   if (!pr.spec?.source || pr.status?.creationSource || isPublishedLifecycle(pr)) return undefined;
   const ready = pr.status?.conditions?.find(c => c.type === "Ready");
-  const failure =
-    ready?.status === "False" && ready.reason === "Failed" ? `: ${ready.message}` : "";
-  return `waiting for PackageRevision "${nameOf(pr)}" to be created from its source${failure}`;
+  const message = `waiting for PackageRevision "${nameOf(pr)}" to be created from its source`;
+  if (ready?.status === "False" && ready.reason === "Failed")
+    return { message: `${message}: ${ready.message}`, failed: true };
+  return { message };
 }
 
 function upstreamChangedStep(
@@ -112,8 +120,7 @@ function stepFor(
 ): DownstreamStep {
   const target = nameOf(downstream);
   const pending = sourcePending(downstream);
-  if (pending)
-    return { state: "SOURCE_PENDING", kind: "wait", downstream, target, message: pending };
+  if (pending) return { state: "SOURCE_PENDING", kind: "wait", downstream, target, ...pending };
   if (!isUpToDate(downstream, input.upstream))
     return upstreamChangedStep(input, downstream, workspace);
   const editDraft = isPublishedLifecycle(downstream)

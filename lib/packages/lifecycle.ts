@@ -41,3 +41,17 @@ export function unmetReadinessGates(input: ReadinessInput): string[] {
     .map(g => g.conditionType)
     .filter(type => !all.some(c => c.type === type && c.status === "True"));
 }
+
+/**
+ * Why a revision cannot be copied (spec.source.copyFrom), or undefined when it can: only a
+ * published revision has content that no longer changes under the copy. Admission and the
+ * source step share it.
+ */
+export function copySourceProblem(source: {
+  metadata?: { name?: string };
+  spec?: { lifecycle?: string };
+}): string | undefined {
+  const lifecycle = source.spec?.lifecycle ?? "Draft";
+  if (lifecycle === "Published" || lifecycle === "DeletionProposed") return undefined;
+  return `copyFrom "${source.metadata?.name ?? ""}" is ${lifecycle}: only a Published revision can be copied (publish it first)`;
+}

@@ -232,7 +232,7 @@ describe("config injection", () => {
     );
     const site = yamlOf(ns, draft.metadata.name, "site.yaml");
     expect(site.spec).toEqual({ zone: "eu-west-3" });
-    expect(site.metadata.annotations["kpt.dev/injected-resource"]).toBe("paris");
+    expect(site.metadata.annotations["kpt.dev/injected-resource-name"]).toBe("paris");
     const kpt = yamlOf(ns, draft.metadata.name, "Kptfile");
     expect(kpt.info.readinessGates).toEqual([
       { conditionType: "config.injection.ConfigMap.endpoints" },

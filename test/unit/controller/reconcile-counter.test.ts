@@ -27,11 +27,16 @@ describe("Controller", () => {
       return Number(line?.split(" ")[1]);
     };
     expect(await value()).toBe(0);
-    controller.queue.add("ns/a");
-    controller.queue.add("ns/b");
-    await controller.queue.idle();
-    await new Promise(r => setTimeout(r, 50)); // the retry of ns/a after its backoff
-    await controller.queue.idle();
+    jest.useFakeTimers({ doNotFake: ["nextTick", "setImmediate"] });
+    try {
+      controller.queue.add("ns/a");
+      controller.queue.add("ns/b");
+      await controller.queue.idle();
+      await jest.advanceTimersByTimeAsync(50); // the retry of ns/a after its backoff
+      await controller.queue.idle();
+    } finally {
+      jest.useRealTimers();
+    }
     expect(calls).toBe(3);
     expect(await value()).toBe(3);
     controller.queue.stop();

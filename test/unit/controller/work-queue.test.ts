@@ -4,6 +4,11 @@ import { WorkQueue } from "../../../lib/controller/work-queue";
 const tick = (ms = 0) => new Promise(r => setTimeout(r, ms));
 const fast = { concurrency: 2, baseDelayMs: 10, maxDelayMs: 40 };
 
+// Fake timers: what happens after a delay must not depend on how busy the machine is.
+beforeEach(() => jest.useFakeTimers());
+afterEach(() => jest.useRealTimers());
+const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
+
 describe("WorkQueue", () => {
   it("coalesces repeated adds of a queued key into one reconcile", async () => {
     const seen: string[] = [];
@@ -28,10 +33,10 @@ describe("WorkQueue", () => {
       running -= 1;
     }, fast);
     queue.add("a");
-    await tick(5);
+    await advance(5);
     queue.add("a");
     queue.add("a");
-    await tick(100);
+    await advance(100);
     await queue.idle();
     expect(maxRunning).toBe(1);
     expect(runs).toBe(2);
@@ -47,7 +52,9 @@ describe("WorkQueue", () => {
       running -= 1;
     }, fast);
     for (const k of ["a", "b", "c", "d", "e"]) queue.add(k);
-    await queue.idle();
+    const idle = queue.idle();
+    await advance(100);
+    await idle;
     expect(maxRunning).toBe(2);
   });
 
@@ -62,7 +69,7 @@ describe("WorkQueue", () => {
       { ...fast, onError: (_k, _e, retryIn) => delays.push(retryIn) },
     );
     queue.add("a");
-    await tick(200);
+    await advance(200);
     expect(attempts).toBe(5);
     expect(delays).toEqual([10, 20, 40, 40]);
     queue.stop();
@@ -75,9 +82,11 @@ describe("WorkQueue", () => {
       return times.length < 2 ? { requeueAfterMs: 30 } : undefined;
     }, fast);
     queue.add("a");
-    await tick(80);
+    await advance(29);
+    expect(times).toHaveLength(1);
+    await advance(1);
     expect(times).toHaveLength(2);
-    expect(times[1] - times[0]).toBeGreaterThanOrEqual(25);
+    expect(times[1] - times[0]).toBe(30);
   });
 
   it("lets an immediate add override a pending delayed retry", async () => {

@@ -1,4 +1,4 @@
-import { desiredVariant, planSet } from "../../../lib/package-variant-set";
+import { desiredVariant, nameTakenMessage, planSet } from "../../../lib/package-variant-set";
 
 const upstream = { repo: "b", package: "app", revision: 1 };
 const want = (repo: string, labels?: Record<string, string>) =>
@@ -70,5 +70,28 @@ describe("desiredVariant", () => {
       deletionPolicy: "orphan",
     });
     expect(d.spec.deletionPolicy).toBe("orphan");
+  });
+});
+
+describe("nameTakenMessage: a name collision is a failure that names the owner", () => {
+  const setUid = "set-uid";
+  const pv = (ownerReferences?: object[]) => ({ metadata: { name: "set-a-app", ownerReferences } });
+
+  it("names the controller that owns the PackageVariant of that name", () => {
+    const other = { kind: "PackageVariantSet", name: "other", uid: "u2", controller: true };
+    expect(nameTakenMessage(pv([other]), setUid)).toBe(
+      'PackageVariant "set-a-app" already exists and is controlled by PackageVariantSet "other", not by this set',
+    );
+  });
+
+  it("says so when nothing controls it (e.g. created by hand)", () => {
+    expect(nameTakenMessage(pv(), setUid)).toBe(
+      'PackageVariant "set-a-app" already exists and is not controlled by this set (it has no controller)',
+    );
+  });
+
+  it("is no collision when this set controls it (the cache had not seen it yet)", () => {
+    const self = { kind: "PackageVariantSet", name: "set", uid: setUid, controller: true };
+    expect(nameTakenMessage(pv([self]), setUid)).toBeUndefined();
   });
 });

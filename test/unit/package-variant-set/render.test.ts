@@ -133,7 +133,7 @@ describe("renderPackageVariantSpec", () => {
     [
       "a missing downstream repository",
       { downstream: { repo: "gone" }, labelExprs: [{ key: "x", valueExpr: "'y'" }] },
-      'repository "gone" could not be loaded',
+      'spec.targets[0]: downstream repository "gone" not found',
     ],
     [
       "a bad repoExpr",
@@ -146,16 +146,15 @@ describe("renderPackageVariantSpec", () => {
     );
   });
 
-  it("does not need the downstream repository when no expression could read it", () => {
-    expect(
+  it("stops a target whose downstream repository is missing, even without expressions", () => {
+    expect(() =>
       renderPackageVariantSpec(
         ctx({ downstream: { repo: "not-registered" }, labels: { a: "b" } }),
         inputs,
-      ).downstream,
-    ).toEqual({
-      repo: "not-registered",
-      package: "app",
-    });
+      ),
+    ).toThrow(
+      new TemplateError('spec.targets[0]: downstream repository "not-registered" not found'),
+    );
   });
 
   describe("CEL cost budget", () => {

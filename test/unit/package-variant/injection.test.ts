@@ -2,6 +2,7 @@ import { parse } from "yaml";
 import {
   inClusterKey,
   injectConfig,
+  injectedResourceName,
   MutationError,
   NO_RESOURCE_MESSAGE,
   planInjection,
@@ -154,6 +155,25 @@ describe("planInjection", () => {
 });
 
 describe("injectConfig", () => {
+  it("annotates kpt.dev/injected-resource-name, and keeps the reference's annotation in step where a package has it", () => {
+    const legacy = {
+      ...pkg,
+      "endpoints.yaml": pkg["endpoints.yaml"].replace(
+        "kpt.dev/config-injection: required",
+        "kpt.dev/config-injection: required\n    kpt.dev/injected-resource: old",
+      ),
+    };
+    expect(legacy["endpoints.yaml"]).toContain("kpt.dev/injected-resource: old");
+    const out = run(legacy, [{ name: "us-east1" }], [endpoints("us-east1", "https://east")]);
+    const [ep] = docs(out["endpoints.yaml"]);
+    expect(ep.metadata.annotations).toMatchObject({
+      "kpt.dev/injected-resource-name": "us-east1",
+      "kpt.dev/injected-resource": "us-east1",
+    });
+    expect(injectedResourceName({ "kpt.dev/injected-resource": "old" })).toBe("old");
+    expect(injectedResourceName({ "kpt.dev/injected-resource-name": "new" })).toBe("new");
+  });
+
   it("copies spec (other kinds) and data (ConfigMap), annotates, and records conditions and gates", () => {
     const out = run(
       pkg,
@@ -162,7 +182,8 @@ describe("injectConfig", () => {
     );
     const [ep] = docs(out["endpoints.yaml"]);
     expect(ep.spec).toEqual({ url: "https://east" });
-    expect(ep.metadata.annotations["kpt.dev/injected-resource"]).toBe("us-east1");
+    expect(ep.metadata.annotations["kpt.dev/injected-resource-name"]).toBe("us-east1");
+    expect(ep.metadata.annotations["kpt.dev/injected-resource"]).toBeUndefined();
     const [settings, plain] = docs(out["settings.yaml"]);
     expect(settings.data).toEqual({ level: "high" });
     expect(plain.data).toEqual({});

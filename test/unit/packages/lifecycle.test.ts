@@ -1,5 +1,6 @@
 import type { Lifecycle } from "../../../lib/git/types";
 import {
+  copySourceProblem,
   isFurtherAlong,
   transitionProblem,
   unmetReadinessGates,
@@ -57,5 +58,19 @@ describe("lifecycle transitions", () => {
       }),
     ).toEqual(["b", "c"]);
     expect(unmetReadinessGates({})).toEqual([]);
+  });
+});
+
+describe("copyFrom needs a published source", () => {
+  const source = (lifecycle: string) => ({ metadata: { name: "b.app.v1" }, spec: { lifecycle } });
+
+  it.each(["Draft", "Proposed"])("refuses a %s source, naming it", lifecycle => {
+    expect(copySourceProblem(source(lifecycle))).toBe(
+      `copyFrom "b.app.v1" is ${lifecycle}: only a Published revision can be copied (publish it first)`,
+    );
+  });
+
+  it.each(["Published", "DeletionProposed"])("accepts a %s source", lifecycle => {
+    expect(copySourceProblem(source(lifecycle))).toBeUndefined();
   });
 });

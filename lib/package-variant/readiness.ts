@@ -1,0 +1,69 @@
+// What a PackageVariant's Stalled and Ready conditions say. Ready=True means an up-to-date
+// downstream draft exists: a failed step or a draft still waiting for its content is not ready.
+import type { ConditionInput } from "../kubernetes/conditions";
+import type { DownstreamStep } from "./state";
+
+export interface VariantOutcome {
+  /** Needs the user: an invalid spec or a missing upstream (the reference's ValidationError). */
+  stalled?: string;
+  /** What failed this time; a retry or a change may fix it. */
+  errors: string[];
+  /** Drafts without content yet (just created, or their source has not run). */
+  pending: string[];
+  /** The downstream revisions this variant manages now (status.downstreamTargets). */
+  targets: string[];
+}
+
+export const PENDING_SOURCE_SUFFIX = "waiting for it to be created from its source";
+
+/**
+ * What a planned step means for Ready before it runs: a failure (an error step, a draft whose
+ * source failed), or a draft that has no content yet. A step that runs and throws is a failure
+ * too (the caller adds it).
+ */
+export function stepVerdict(step: DownstreamStep): { failure?: string; pending?: string } {
+  switch (step.kind) {
+    case "error":
+      return { failure: step.message };
+    case "wait":
+      return step.failed ? { failure: step.message } : { pending: step.message };
+    case "createClone":
+    case "createUpgrade":
+      return { pending: `created ${step.target}; ${PENDING_SOURCE_SUFFIX}` };
+    default:
+      return {};
+  }
+}
+
+/**
+ * Stalled and Ready with the reference's reasons (ValidationError / Valid; Error / NoErrors),
+ * plus Ready=False reason Pending while a draft waits for its content.
+ */
+export function variantConditions(outcome: VariantOutcome): ConditionInput[] {
+  const stalled: ConditionInput = outcome.stalled
+    ? { type: "Stalled", status: "True", reason: "ValidationError", message: outcome.stalled }
+    : {
+        type: "Stalled",
+        status: "False",
+        reason: "Valid",
+        message: "all validation checks passed",
+      };
+  const failure = outcome.stalled ? "invalid packagevariant object" : outcome.errors.join("; ");
+  let ready: ConditionInput;
+  if (failure) ready = { type: "Ready", status: "False", reason: "Error", message: failure };
+  else if (outcome.pending.length > 0)
+    ready = {
+      type: "Ready",
+      status: "False",
+      reason: "Pending",
+      message: outcome.pending.join("; "),
+    };
+  else
+    ready = {
+      type: "Ready",
+      status: "True",
+      reason: "NoErrors",
+      message: "successfully ensured downstream package variant",
+    };
+  return [stalled, ready];
+}

@@ -1,0 +1,60 @@
+// What a package's Kptfile says about the PackageRevision: readiness gates and package metadata
+// (spec, written by the Kptfile field manager) and the package's conditions (status). Admission
+// and the lifecycle controller check the gates on the PackageRevision, so they must be there.
+import { parse } from "yaml";
+
+export interface KptfileState {
+  readinessGates: { conditionType: string }[];
+  packageMetadata: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  packageConditions: { type: string; status: string; reason?: string; message?: string }[];
+}
+
+type Loose = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Loose =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const text = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+
+function stringMap(v: unknown): Record<string, string> | undefined {
+  if (!isObject(v)) return undefined;
+  const entries = Object.entries(v).filter(([, value]) => typeof value === "string");
+  return entries.length > 0 ? (Object.fromEntries(entries) as Record<string, string>) : undefined;
+}
+
+/** Reads the Kptfile text; a missing or unparsable Kptfile has no gates, metadata or conditions. */
+export function kptfileState(kptfileText: string | undefined): KptfileState {
+  let root: unknown;
+  try {
+    root = parse(kptfileText ?? "");
+  } catch {
+    root = undefined;
+  }
+  const kptfile = isObject(root) ? root : {};
+  const info = isObject(kptfile.info) ? kptfile.info : {};
+  const metadata = isObject(kptfile.metadata) ? kptfile.metadata : {};
+  const status = isObject(kptfile.status) ? kptfile.status : {};
+  const seen = new Set<string>();
+  const readinessGates = list(info.readinessGates)
+    .map(g => (isObject(g) ? text(g.conditionType) : undefined))
+    .filter((t): t is string => !!t && !seen.has(t) && !!seen.add(t))
+    .map(conditionType => ({ conditionType }));
+  const labels = stringMap(metadata.labels);
+  const annotations = stringMap(metadata.annotations);
+  const packageConditions = list(status.conditions).flatMap(c => {
+    if (!isObject(c) || !text(c.type) || !text(c.status)) return [];
+    return [
+      {
+        type: text(c.type) as string,
+        status: text(c.status) as string,
+        reason: text(c.reason),
+        message: text(c.message),
+      },
+    ];
+  });
+  return {
+    readinessGates,
+    packageMetadata: { ...(labels && { labels }), ...(annotations && { annotations }) },
+    packageConditions,
+  };
+}

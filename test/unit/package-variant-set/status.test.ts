@@ -1,0 +1,102 @@
+import type { PackageVariant, PackageVariantSet } from "../../../crd-types";
+import {
+  buildStatus,
+  emptyOutcome,
+  newlyEmptyTargets,
+  type DesiredVariant,
+} from "../../../lib/package-variant-set";
+
+const set = { metadata: { name: "s", namespace: "default", generation: 1 } } as PackageVariantSet;
+const desired = (name: string): DesiredVariant => ({
+  identifier: name,
+  name,
+  spec: { downstream: { repo: "r", package: name } },
+});
+const variant = (
+  name: string,
+  generation: number,
+  ready: { status: "True" | "False"; reason: string; message: string; observedGeneration: number },
+): PackageVariant =>
+  ({
+    metadata: { name, generation },
+    status: { conditions: [{ type: "Ready", lastTransitionTime: "", ...ready }] },
+  }) as PackageVariant;
+
+function statusOf(variants: PackageVariant[]) {
+  const outcome = emptyOutcome();
+  outcome.desired = variants.map(v => desired(v.metadata?.name ?? ""));
+  outcome.variants = new Map(variants.map(v => [v.metadata?.name ?? "", v]));
+  return buildStatus(set, outcome);
+}
+
+describe("PackageVariantSet status: a target is ready only when its variant truly is", () => {
+  it("counts a Ready=True of the current generation, and a failure as failed with its message", () => {
+    const status = statusOf([
+      variant("ok", 2, { status: "True", reason: "NoErrors", message: "", observedGeneration: 2 }),
+      variant("bad", 1, {
+        status: "False",
+        reason: "Error",
+        message: 'waiting for PackageRevision "x" to be created from its source: clone: boom',
+        observedGeneration: 1,
+      }),
+    ]);
+    expect(status.targets?.map(t => [t.packageVariant, t.ready, t.message])).toEqual([
+      ["ok", "True", undefined],
+      [
+        "bad",
+        "False",
+        'waiting for PackageRevision "x" to be created from its source: clone: boom',
+      ],
+    ]);
+    expect(status.counts).toEqual({ desired: 2, ready: 1, failed: 1 });
+  });
+
+  it("does not count a Ready=True written for an older spec", () => {
+    const status = statusOf([
+      variant("stale", 3, {
+        status: "True",
+        reason: "NoErrors",
+        message: "",
+        observedGeneration: 2,
+      }),
+    ]);
+    expect(status.targets?.[0]).toMatchObject({
+      ready: "Unknown",
+      message: 'waiting for PackageVariant "stale" to be reconciled at generation 3',
+    });
+    expect(status.counts).toEqual({ desired: 1, ready: 0, failed: 0 });
+  });
+
+  it("reports a draft waiting for its content as Unknown, neither ready nor failed", () => {
+    const status = statusOf([
+      variant("new", 1, {
+        status: "False",
+        reason: "Pending",
+        message: "created x; waiting",
+        observedGeneration: 1,
+      }),
+    ]);
+    expect(status.targets?.[0]).toMatchObject({ ready: "Unknown", message: "created x; waiting" });
+    expect(status.counts).toEqual({ desired: 1, ready: 0, failed: 0 });
+  });
+});
+
+describe("PackageVariantSet status: a target that selects nothing is visible", () => {
+  const message = "spec.targets[0] selects nothing: no Repository matches env=prod";
+
+  it("gets a per-target message that counts as neither desired, ready nor failed", () => {
+    const outcome = emptyOutcome();
+    outcome.emptyTargets = [message];
+    const status = buildStatus(set, outcome);
+    expect(status.targets).toEqual([{ packageVariant: "", message }]);
+    expect(status.counts).toEqual({ desired: 0, ready: 0, failed: 0 });
+  });
+
+  it("is announced by an event once, when it first appears", () => {
+    const outcome = emptyOutcome();
+    outcome.emptyTargets = [message];
+    expect(newlyEmptyTargets(set, outcome)).toEqual([message]);
+    const reported = { ...set, status: buildStatus(set, outcome) } as PackageVariantSet;
+    expect(newlyEmptyTargets(reported, outcome)).toEqual([]);
+  });
+});

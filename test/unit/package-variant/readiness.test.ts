@@ -1,0 +1,66 @@
+import type { PackageRevision } from "../../../crd-types";
+import { planPackageVariant, stepVerdict, variantConditions } from "../../../lib/package-variant";
+import { revision, upstreamRevision, variant } from "./fixtures";
+
+const upstream = upstreamRevision(2);
+const stepsOf = (downstreams: PackageRevision[]) =>
+  planPackageVariant({ pv: variant(), upstream, revisions: [upstream, ...downstreams] }).steps;
+const readyOf = (outcome: Parameters<typeof variantConditions>[0]) =>
+  variantConditions(outcome).find(c => c.type === "Ready");
+
+const failedSource = (): PackageRevision => {
+  const draft = revision({ ws: "packagevariant-1", source: true });
+  draft.status = {
+    conditions: [
+      {
+        type: "Ready",
+        status: "False",
+        reason: "Failed",
+        message: "clone: boom",
+        lastTransitionTime: "",
+      },
+    ],
+  };
+  return draft;
+};
+
+describe("Ready means an up-to-date draft exists", () => {
+  it("is False with the message when the draft's source failed", () => {
+    const [step] = stepsOf([failedSource()]);
+    const verdict = stepVerdict(step);
+    expect(verdict.failure).toMatch(/from its source: clone: boom$/);
+    const ready = readyOf({ errors: [verdict.failure ?? ""], pending: [], targets: [] });
+    expect(ready).toMatchObject({ status: "False", reason: "Error" });
+    expect(ready?.message).toMatch(/clone: boom$/);
+  });
+
+  it("is False (Pending) while the draft's source has not run, and after creating a draft", () => {
+    const [wait] = stepsOf([revision({ ws: "packagevariant-1", source: true })]);
+    expect(stepVerdict(wait)).toEqual({
+      pending:
+        'waiting for PackageRevision "edge01.nginx.packagevariant-1" to be created from its source',
+    });
+    const [clone] = stepsOf([]);
+    expect(stepVerdict(clone).pending).toBe(
+      "created edge01.nginx.packagevariant-1; waiting for it to be created from its source",
+    );
+    const ready = readyOf({ errors: [], pending: ["waiting"], targets: [] });
+    expect(ready).toMatchObject({ status: "False", reason: "Pending", message: "waiting" });
+  });
+
+  it("is True only with no failure and nothing pending; an error outranks pending", () => {
+    expect(readyOf({ errors: [], pending: [], targets: [] })).toMatchObject({
+      status: "True",
+      reason: "NoErrors",
+    });
+    expect(readyOf({ errors: ["e"], pending: ["p"], targets: [] })).toMatchObject({
+      status: "False",
+      reason: "Error",
+      message: "e",
+    });
+    expect(readyOf({ stalled: "bad", errors: [], pending: [], targets: [] })).toMatchObject({
+      status: "False",
+      message: "invalid packagevariant object",
+    });
+  });
+});
