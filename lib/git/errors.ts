@@ -9,6 +9,8 @@ export type GitErrorCode =
   | "Conflict" // the remote moved and the bounded retries ran out, or a push was rejected
   | "Auth" // the server refused the credentials
   | "BranchMissing" // repository branch absent and createBranch not set
+  | "Timeout" // the git server did not answer in time (connect, idle or total timeout)
+  | "URLNotAllowed" // the URL or the address it resolves to is refused by the URL policy
   | "Transport"; // anything else from git / the network
 
 export class GitStoreError extends Error {
