@@ -68,7 +68,11 @@ export function assertUrlAllowed(url: string, policy: GitUrlPolicy): void {
  * The addresses the host of `url` resolves to, every one of them allowed by the policy; throws
  * URLNotAllowed when any is not (a name must not smuggle a metadata address among good ones).
  */
-export async function checkedAddresses(url: URL, network: GitNetwork): Promise<LookupAddress[]> {
+export async function checkedAddresses(
+  url: URL,
+  network: GitNetwork,
+  shownUrl = url.href,
+): Promise<LookupAddress[]> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const family = isIP(host);
   let addresses: LookupAddress[];
@@ -86,7 +90,7 @@ export async function checkedAddresses(url: URL, network: GitNetwork): Promise<L
   for (const { address } of addresses) {
     const problem = addressProblem(address, url.protocol, network.policy);
     if (problem)
-      throw new GitStoreError("URLNotAllowed", `git URL ${redact(url.href)} refused: ${problem}`);
+      throw new GitStoreError("URLNotAllowed", `git URL ${redact(shownUrl)} refused: ${problem}`);
   }
   return addresses;
 }
@@ -99,12 +103,12 @@ type LookupCallback = (
 
 /**
  * A `lookup` for node:net/http that resolves through checkedAddresses: the address Node
- * connects to is the one that was checked, whatever the host name is.
+ * connects to is the one that was checked, whatever the host name is. Refusals name `shownUrl`.
  */
-export function guardedLookup(protocol: string, network: GitNetwork) {
+export function guardedLookup(protocol: string, network: GitNetwork, shownUrl?: string) {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback): void => {
     const url = new URL(`${protocol}//${isIP(hostname) === 6 ? `[${hostname}]` : hostname}/`);
-    checkedAddresses(url, network).then(
+    checkedAddresses(url, network, shownUrl).then(
       addresses =>
         options.all
           ? callback(null, addresses)
