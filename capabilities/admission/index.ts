@@ -4,8 +4,14 @@ import {
   PackageRevisionResources,
   PackageVariant,
   PackageVariantSet,
+  Repository,
 } from "../../crd-types";
-import { validatePackageVariant, validatePackageVariantSet } from "../../lib/validation";
+import { gitUrlPolicyFromEnv } from "../../lib/git/url-policy";
+import {
+  validatePackageVariant,
+  validatePackageVariantSet,
+  validateRepository,
+} from "../../lib/validation";
 import { denyProblems } from "./deny-problems";
 import { validatePackageRevisionRequest, validateResourcesRequest } from "./package-revisions";
 
@@ -28,3 +34,7 @@ When(PackageVariantSet).IsCreatedOrUpdated().Validate(denyProblems(validatePacka
 When(PackageRevision).IsCreatedOrUpdated().Validate(validatePackageRevisionRequest);
 
 When(PackageRevisionResources).IsUpdated().Validate(validateResourcesRequest);
+
+When(Repository)
+  .IsCreatedOrUpdated()
+  .Validate(denyProblems(spec => validateRepository(spec, gitUrlPolicyFromEnv(process.env))));

@@ -1,6 +1,11 @@
 import { K8s, PeprValidateRequest } from "pepr";
 import { PackageRevision, PackageRevisionResources } from "../../crd-types";
-import { validatePackageRevision, validatePackageRevisionResources } from "../../lib/validation";
+import { gitUrlPolicyFromEnv } from "../../lib/git/url-policy";
+import {
+  cloneSourceUrlProblems,
+  validatePackageRevision,
+  validatePackageRevisionResources,
+} from "../../lib/validation";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
@@ -24,14 +29,19 @@ export function validatePackageRevisionRequest(
   req: PeprValidateRequest<PackageRevision>,
 ): Response {
   try {
-    return answer(
-      req,
-      validatePackageRevision(
+    // The source is immutable: its URL is checked once, when the revision is created.
+    const urlProblems =
+      req.Request.operation === "CREATE"
+        ? cloneSourceUrlProblems(req.Raw.spec, gitUrlPolicyFromEnv(process.env))
+        : [];
+    return answer(req, [
+      ...validatePackageRevision(
         req.Raw,
         req.OldResource as PackageRevision | undefined,
         contextOf(req),
       ),
-    );
+      ...urlProblems,
+    ]);
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
   }

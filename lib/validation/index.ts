@@ -6,3 +6,4 @@ export { RESERVED_CONTEXT_KEYS } from "./common";
 export { isDns1123Label } from "./kubernetes-names";
 export { validatePackageRevision, validatePackageRevisionResources } from "./package-revision";
 export type { AdmissionContext } from "./package-revision";
+export { validateRepository, cloneSourceUrlProblems } from "./git-url";
