@@ -1,6 +1,6 @@
 import { PackageRevision, Repository } from "../../crd-types";
 import type { ContentStore } from "../../lib/git";
-import { isGitStoreError, lockOf, readKptfile } from "../../lib/git";
+import { failureReason, isGitStoreError, lockOf, readKptfile } from "../../lib/git";
 import {
   clonePackage,
   initPackage,
@@ -151,12 +151,9 @@ export async function reconcileSource(
     if (!(error instanceof SourceError || error instanceof UpgradeError || isGitStoreError(error)))
       throw error;
     const message = `create draft: ${errorMessage(error)}`;
-    await applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason: "Failed", message }]);
-    await applyRenderStatus(
-      pr,
-      {},
-      { type: "Rendered", status: "False", reason: "Failed", message },
-    );
+    const reason = failureReason(error, "Failed");
+    await applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason, message }]);
+    await applyRenderStatus(pr, {}, { type: "Rendered", status: "False", reason, message });
     return false;
   }
   const info = await commitDraft(pr, store, result);

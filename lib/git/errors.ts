@@ -34,6 +34,16 @@ export function isGitStoreError(err: unknown, code?: GitErrorCode): err is GitSt
   return err instanceof GitStoreError && (code === undefined || err.code === code);
 }
 
+/**
+ * The condition reason of a failed git operation: a timeout and a refused URL by name (a tenant
+ * can tell a hung server from a refused address), anything else `fallback`.
+ */
+export function failureReason(err: unknown, fallback: string): string {
+  if (isGitStoreError(err, "Timeout")) return "Timeout";
+  if (isGitStoreError(err, "URLNotAllowed")) return "URLNotAllowed";
+  return fallback;
+}
+
 /** Removes URL userinfo (`https://user:pw@host` → `https://***@host`) and every known secret. */
 export function scrubSecrets(text: string, secrets: readonly string[] = []): string {
   let out = text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@]+@/gi, "$1***@");
