@@ -5,6 +5,8 @@ import { startEnvironment } from "../../hack/environment";
  * Test files run in other processes: what they need travels in environment variables.
  */
 export default async function globalSetup(): Promise<void> {
+  // Git calls to the tests' hostile listeners end within the tests' waits (default: 5 min).
+  process.env.PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS ??= "30000";
   const env = await startEnvironment({ purpose: "test" });
   process.env.KUBECONFIG = env.kubeconfig;
   process.env.PORCH_PEPR_E2E_GIT_URL = env.git.url;
