@@ -289,10 +289,8 @@ describe("hostile git remotes", () => {
     await eventually("alongside Ready=True", () =>
       ready("alongside")?.status === "True" ? true : undefined,
     );
-    const timedOut = await eventually("hung Ready=False", notReady("hung"), 120_000);
-    expect(timedOut.reason).toBe("Timeout");
-    expect(timedOut.message).toContain(`git server ${trickle.url}/hung.git timed out`);
-    // A clone source on the same server: the PackageRevision says Timeout too.
+    // A clone source on the same server: the PackageRevision says Timeout too
+    // (its timeout runs alongside the Repository's).
     const pr = createRevision(
       ns,
       "alongside",
@@ -300,6 +298,9 @@ describe("hostile git remotes", () => {
       "v1",
       gitClone(`${trickle.url}/src.git`),
     );
+    const timedOut = await eventually("hung Ready=False", notReady("hung"), 120_000);
+    expect(timedOut.reason).toBe("Timeout");
+    expect(timedOut.message).toContain(`git server ${trickle.url}/hung.git timed out`);
     const failed = await eventually(
       "clone source Ready=False",
       () => {

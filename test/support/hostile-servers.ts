@@ -27,8 +27,8 @@ function listen(server: net.Server, host: string): Promise<number> {
 }
 
 /**
- * Accepts, then sends one byte of an HTTP status line every `intervalMs`, at most `maxBytes`
- * per connection, then stays silent; never completes an answer.
+ * Accepts, then sends one byte of an HTTP answer whose header never ends every `intervalMs`, at
+ * most `maxBytes` per connection, then stays silent; never completes an answer.
  */
 export async function startTrickleServer(
   opts: { intervalMs: number; maxBytes: number },
@@ -37,7 +37,7 @@ export async function startTrickleServer(
   const sockets = new Set<net.Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const seen: SeenRequest[] = [];
-  const line = "HTTP/1.1 200 OK\r\n";
+  const head = "HTTP/1.1 200 OK\r\nX-Trickle: ";
   const server = net.createServer(socket => {
     sockets.add(socket);
     seen.push({ method: "CONNECT", path: "" });
@@ -50,7 +50,7 @@ export async function startTrickleServer(
         timers.delete(timer);
         return;
       }
-      socket.write(line[sent % line.length]);
+      socket.write(head[sent] ?? "a");
       sent++;
     }, opts.intervalMs);
     timers.add(timer);
