@@ -8,7 +8,12 @@ import https from "node:https";
 import type { Socket } from "node:net";
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git";
 import { GitStoreError } from "./errors";
-import { assertUrlAllowed, guardedLookup, type GitNetwork } from "./network";
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  assertUrlAllowed,
+  guardedLookup,
+  type GitNetwork,
+} from "./network";
 import { redact } from "./url-policy";
 
 export function timeoutError(what: string, url: string): GitStoreError {
@@ -95,21 +100,37 @@ async function guardedRequest(
         statusCode: res.statusCode ?? 0,
         statusMessage: res.statusMessage ?? "",
         headers: res.headers as Record<string, string>,
-        body: guardedBody(res, () => failure, cleanup),
+        body: guardedBody(res, () => failure, cleanup, {
+          max: network.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+          repoUrl,
+        }),
       });
     });
     request.end(body);
   });
 }
 
-/** The response body; a failure of the request (timeout, deadline) is what its reader sees. */
+/**
+ * The response body, at most `limit.max` bytes; a failure of the request (timeout, deadline) is
+ * what its reader sees.
+ */
 async function* guardedBody(
   res: http.IncomingMessage,
   failure: () => Error | undefined,
   cleanup: () => void,
+  limit: { max: number; repoUrl: string },
 ): AsyncGenerator<Uint8Array> {
+  let size = 0;
   try {
-    for await (const chunk of res) yield chunk as Buffer;
+    for await (const chunk of res) {
+      size += (chunk as Buffer).length;
+      if (size > limit.max)
+        throw new GitStoreError(
+          "Transport",
+          `git server ${redact(limit.repoUrl)} answered more than ${limit.max} bytes (PORCH_PEPR_GIT_MAX_RESPONSE_BYTES)`,
+        );
+      yield chunk as Buffer;
+    }
     const err = failure();
     if (err) throw err;
   } catch (err) {

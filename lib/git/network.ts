@@ -23,6 +23,9 @@ export interface GitTimeouts {
   totalMs: number;
 }
 
+/** isomorphic-git holds each response in memory: a bigger one fails instead of exhausting it. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
+
 export const DEFAULT_TIMEOUTS: GitTimeouts = {
   connectMs: 10_000,
   idleMs: 30_000,
@@ -34,6 +37,8 @@ export type Resolver = (host: string) => Promise<LookupAddress[]>;
 export interface GitNetwork {
   policy: GitUrlPolicy;
   timeouts: GitTimeouts;
+  /** Largest HTTP response body the isomorphic-git client reads (the CLI streams to disk). */
+  maxResponseBytes?: number;
   /** Host name resolution; tests give a fake one. Default: the system resolver (dns.lookup). */
   resolve?: Resolver;
 }
@@ -43,7 +48,10 @@ const positive = (value: string | undefined, fallback: number): number => {
   return value !== undefined && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
 };
 
-/** Settings from PORCH_PEPR_GIT_ALLOW_HTTP, ..._ALLOW_FILE and ..._{CONNECT,IDLE,TOTAL}_TIMEOUT_MS. */
+/**
+ * Settings from PORCH_PEPR_GIT_ALLOW_HTTP, ..._ALLOW_FILE, ..._{CONNECT,IDLE,TOTAL}_TIMEOUT_MS
+ * and ..._MAX_RESPONSE_BYTES.
+ */
 export function gitNetworkFromEnv(env: NodeJS.ProcessEnv): GitNetwork {
   return {
     policy: gitUrlPolicyFromEnv(env),
@@ -52,6 +60,7 @@ export function gitNetworkFromEnv(env: NodeJS.ProcessEnv): GitNetwork {
       idleMs: positive(env.PORCH_PEPR_GIT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs),
       totalMs: positive(env.PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS, DEFAULT_TIMEOUTS.totalMs),
     },
+    maxResponseBytes: positive(env.PORCH_PEPR_GIT_MAX_RESPONSE_BYTES, DEFAULT_MAX_RESPONSE_BYTES),
   };
 }
 

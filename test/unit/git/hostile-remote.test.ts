@@ -86,6 +86,17 @@ describe.each(CLIENTS)("the %s client against hostile remotes", client => {
     },
   );
 
+  if (client === "isomorphic")
+    it("stops reading an answer larger than the response limit", async () => {
+      // A ref advertisement that never ends: 2 MiB against a 1 MiB limit.
+      const big = await started(startBodyServer(200, "0".repeat(2 * 1024 * 1024)));
+      const s = await store(client, `${big.url}/repo.git`, network({ maxResponseBytes: 1 << 20 }));
+      await expect(s.open()).rejects.toMatchObject({
+        code: "Transport",
+        message: `git server ${big.url}/repo.git answered more than 1048576 bytes (PORCH_PEPR_GIT_MAX_RESPONSE_BYTES)`,
+      });
+    });
+
   it("follows no redirect, so neither the request nor the credentials reach another host", async () => {
     const target = await started(startBodyServer(200, MARKER, "127.0.0.2"));
     const redirect = await started(startRedirectServer(target.url));

@@ -218,5 +218,6 @@ describe("configuration", () => {
         PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS: "-1",
       }).timeouts,
     ).toEqual({ connectMs: 1000, idleMs: 2000, totalMs: 300_000 });
+    expect(gitNetworkFromEnv({}).maxResponseBytes).toBe(512 * 1024 * 1024);
   });
 });
