@@ -147,6 +147,7 @@ async function benchIsoPush(
 }
 
 async function main(): Promise<void> {
+  process.env.PORCH_PEPR_GIT_ALLOW_HTTP ??= "loopback"; // the local server is http on 127.0.0.1
   const tmp = await mkdtemp(join(tmpdir(), "porch-bench-"));
   const server = await startGitServer({
     root: join(tmp, "served"),

@@ -52,6 +52,8 @@ function installCrds(kubeconfig: string): void {
 }
 
 export async function startEnvironment(options: EnvironmentOptions): Promise<Environment> {
+  // The local git servers speak http on 127.0.0.1; a real cluster allows only https by default.
+  process.env.PORCH_PEPR_GIT_ALLOW_HTTP ??= "loopback";
   const steps = new Steps(options.purpose === "dev" ? 9 : 8);
   const stateDir = stateDirFor(options.purpose);
   steps.step("Kubernetes binaries (cached after the first build)");

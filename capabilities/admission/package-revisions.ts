@@ -1,7 +1,9 @@
 import { K8s, PeprValidateRequest } from "pepr";
 import { PackageRevision, PackageRevisionResources } from "../../crd-types";
+import { gitUrlPolicyFromEnv } from "../../lib/git/url-policy";
 import {
   AdmissionContext,
+  cloneSourceUrlProblems,
   validatePackageRevision,
   validatePackageRevisionResources,
 } from "../../lib/validation";
@@ -39,6 +41,9 @@ export async function validatePackageRevisionRequest(
     const ctx = await requestContext(req);
     const old = req.OldResource as PackageRevision | undefined;
     const problems = validatePackageRevision(req.Raw, old, ctx);
+    // The source is immutable: its URL is checked once, when the revision is created.
+    if (ctx.operation === "CREATE")
+      problems.push(...cloneSourceUrlProblems(req.Raw.spec, gitUrlPolicyFromEnv(process.env)));
     if (!ctx.byOperator) {
       problems.push(...(await secretProblems(req, "PackageRevision")));
       problems.push(...(await copySourceProblems(req)));

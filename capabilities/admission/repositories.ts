@@ -1,18 +1,31 @@
 import { PeprValidateRequest } from "pepr";
 import { Repository } from "../../crd-types";
+import { isDeepStrictEqual } from "node:util";
+import { gitUrlPolicyFromEnv } from "../../lib/git/url-policy";
+import { validateRepository } from "../../lib/validation";
 import { errorMessage } from "../shared/api-errors";
 import { answer, requestContext, secretProblems } from "./requests";
 
 type Response = ReturnType<PeprValidateRequest<Repository>["Approve"]>;
 
-/** A Repository may name only credentials its author may read (the operator reads them). */
+/**
+ * A Repository's URL must pass the operator's git URL policy, and it may name only credentials
+ * its author may read (the operator reads them). An unchanged spec is admitted, so an object
+ * made under an older policy can still be finalized.
+ */
 export async function validateRepositoryRequest(
   req: PeprValidateRequest<Repository>,
 ): Promise<Response> {
   try {
     if (req.Raw.metadata?.deletionTimestamp) return req.Approve();
+    const old = req.OldResource as Repository | undefined;
+    if (old && isDeepStrictEqual(old.spec, req.Raw.spec)) return req.Approve();
     const ctx = await requestContext(req);
-    return answer(req, ctx.byOperator ? [] : await secretProblems(req, "Repository"));
+    if (ctx.byOperator) return req.Approve();
+    return answer(req, [
+      ...validateRepository(req.Raw.spec, gitUrlPolicyFromEnv(process.env)),
+      ...(await secretProblems(req, "Repository")),
+    ]);
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
   }

@@ -1,6 +1,6 @@
 import { PackageRevision, Repository } from "../../crd-types";
 import type { ContentStore } from "../../lib/git";
-import { isGitStoreError, lockOf, readKptfile } from "../../lib/git";
+import { failureReason, isGitStoreError, lockOf, readKptfile } from "../../lib/git";
 import {
   clonePackage,
   initPackage,
@@ -161,7 +161,7 @@ export async function reconcileSource(
       isGitStoreError(error) ||
       isPermanentError(error);
     if (!known) throw error;
-    const reason = isPermanentError(error) ? error.reason : "Failed";
+    const reason = isPermanentError(error) ? error.reason : failureReason(error, "Failed");
     const message = `create draft: ${errorMessage(error)}`;
     await applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason, message }]);
     await applyRenderStatus(pr, {}, { type: "Rendered", status: "False", reason, message });

@@ -1,6 +1,7 @@
 import { K8s } from "pepr";
 import { Repository } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
+import { failureReason } from "../../lib/git";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 import { forgetStore, storeFor } from "../shared/content-stores";
 import { splitKey } from "../shared/controller";
@@ -30,7 +31,8 @@ function untilNext(repo: Repository, next: Date, now: Date): number {
  * One Repository: connect, fetch, discover packages and revisions, mirror them as
  * PackageRevision objects, write the status, and come back when the next sync is due. A
  * failure (unreachable URL, wrong credentials, missing branch) is Ready=False with the reason
- * and touches neither git nor any object; the queue retries with backoff.
+ * (Timeout for a server that does not answer in time, URLNotAllowed for a refused URL) and
+ * touches neither git nor any object; the queue retries with backoff.
  */
 export async function reconcileRepository(key: string): Promise<ReconcileResult | void> {
   const repo = await getRepository(key);
@@ -63,7 +65,7 @@ export async function reconcileRepository(key: string): Promise<ReconcileResult 
   } catch (error) {
     await writeRepositoryStatus(repo, {
       ready: false,
-      reason: "Error",
+      reason: failureReason(error, "Error"),
       message: errorMessage(error),
     });
     throw error;

@@ -5,7 +5,8 @@ import { Condition, setCondition } from "../../lib/kubernetes/conditions";
 
 export interface SyncReport {
   ready: boolean;
-  reason: "Ready" | "Error" | "Reconciling";
+  /** "Ready", or why not: "Error", "Timeout", "URLNotAllowed", "Reconciling". */
+  reason: string;
   message: string;
   commit?: string;
   packageCount?: number;

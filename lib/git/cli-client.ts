@@ -1,6 +1,10 @@
 // GitClient on the git CLI (execFile of `git`): the fastest option, needs git in the image.
 // Credentials travel as an http.extraHeader in GIT_CONFIG_* environment variables, never in argv
-// or the URL, so they do not show in the process list or in git's own messages.
+// or the URL, so they do not show in the process list or in git's own messages. Network calls
+// are bounded (curl's low-speed limit for idleness, the process group killed at the total
+// timeout), follow no redirect, connect only to the addresses the URL policy checked (pinned
+// with http.curloptResolve), and report only git's own "fatal:"/"error:" lines, never the
+// "remote:" lines in which git quotes a server's response body.
 import { spawn } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -16,6 +20,7 @@ import {
   type TreeEntry,
 } from "./client";
 import { GitStoreError, PushRejectedError, displayUrl, scrubSecrets } from "./errors";
+import { assertUrlAllowed, checkedAddresses, gitNetworkFromEnv, type GitNetwork } from "./network";
 import { CatFileBatch } from "./cat-file";
 import { parseCommit, parseSignature } from "./commit-format";
 import { encodeCommit, encodeTree, parseTree, writeLooseObject } from "./loose-objects";
@@ -25,15 +30,30 @@ interface RunResult {
   stderr: string;
 }
 
+/** A failed git run; `output` (stderr and stdout, unfiltered) is only matched, never shown. */
+class GitRunError extends GitStoreError {
+  constructor(
+    code: GitStoreError["code"],
+    message: string,
+    readonly output: string,
+  ) {
+    super(code, message);
+  }
+}
+
+type ConfigEntry = [string, string];
+
 export class CliGitClient implements GitClient {
   readonly kind = "cli" as const;
   private readonly secrets: string[];
   private readonly env: NodeJS.ProcessEnv;
   private readonly reader: CatFileBatch;
+  private readonly network: GitNetwork;
 
   constructor(private readonly opts: ClientOptions) {
     this.secrets = secretsOf(opts.credentials);
-    this.env = gitEnv(authorizationHeader(opts.credentials));
+    this.network = opts.network ?? gitNetworkFromEnv(process.env);
+    this.env = gitEnv(authorizationHeader(opts.credentials), this.network);
     this.reader = new CatFileBatch(opts.gitdir, this.env);
   }
 
@@ -85,13 +105,21 @@ export class CliGitClient implements GitClient {
       await this.git([...args, this.opts.url, ...refspecs], { network: true });
     } catch (err) {
       if (
-        err instanceof GitStoreError &&
+        err instanceof GitRunError &&
         /\[rejected\]|\[remote rejected\]|stale info|atomic push failed|already exists|fetch first|non-fast-forward/.test(
-          err.message,
+          err.output,
         )
       ) {
+        // The porcelain "!" lines name each refused ref and why.
+        const refused = err.output
+          .split("\n")
+          .filter(l => l.startsWith("!\t"))
+          .map(l => l.slice(2, 300).replace(/\t/g, " "));
         throw new PushRejectedError(
-          `push to ${displayUrl(this.opts.url)} was rejected: ${err.message}`,
+          scrubSecrets(
+            `push to ${displayUrl(this.opts.url)} was rejected: ${[err.message, ...refused].join("; ")}`,
+            this.secrets,
+          ),
         );
       }
       throw err;
@@ -173,24 +201,48 @@ export class CliGitClient implements GitClient {
     return obj;
   }
 
-  private git(
+  private async git(
     args: string[],
     o: { input?: Buffer; env?: NodeJS.ProcessEnv; network?: boolean; bare?: boolean } = {},
   ): Promise<RunResult> {
     const full = o.bare === false ? args : [`--git-dir=${this.opts.gitdir}`, ...args];
-    const env = { ...this.env, ...o.env };
+    const pinned = o.network === true ? await this.pinnedAddresses() : [];
+    const env = { ...withConfig(this.env, pinned), ...o.env };
+    const { totalMs } = this.network.timeouts;
     return new Promise((resolve, reject) => {
-      const child = spawn("git", full, { env, stdio: ["pipe", "pipe", "pipe"] });
+      // Its own process group, so the total timeout also ends git-remote-http under it.
+      const child = spawn("git", full, {
+        env,
+        stdio: ["pipe", "pipe", "pipe"],
+        detached: o.network === true,
+      });
+      let timedOut = false;
+      const timer =
+        o.network === true
+          ? setTimeout(() => {
+              timedOut = true;
+              killGroup(child.pid);
+            }, totalMs)
+          : undefined;
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       child.stdout.on("data", (d: Buffer) => out.push(d));
       child.stderr.on("data", (d: Buffer) => err.push(d));
-      child.on("error", e =>
-        reject(new GitStoreError("Transport", `cannot run git: ${e.message}`)),
-      );
+      child.on("error", e => {
+        clearTimeout(timer);
+        reject(new GitStoreError("Transport", `cannot run git: ${e.message}`));
+      });
       child.on("close", code => {
+        clearTimeout(timer);
         const stderr = Buffer.concat(err).toString("utf8");
-        if (code === 0) return resolve({ stdout: Buffer.concat(out), stderr });
+        if (code === 0 && !timedOut) return resolve({ stdout: Buffer.concat(out), stderr });
+        if (timedOut)
+          return reject(
+            new GitStoreError(
+              "Timeout",
+              `git server ${displayUrl(this.opts.url)} timed out: git ${args[0]} took longer than ${totalMs} ms`,
+            ),
+          );
         reject(
           this.failure(args[0], stderr, Buffer.concat(out).toString("utf8"), o.network === true),
         );
@@ -200,30 +252,75 @@ export class CliGitClient implements GitClient {
     });
   }
 
-  private failure(sub: string, stderr: string, stdout: string, network: boolean): GitStoreError {
-    const detail = scrubSecrets(
-      `${stderr}\n${stdout}`.trim().replace(/\s*\n\s*/g, "; "),
-      this.secrets,
-    );
+  /**
+   * Checks the URL and the addresses its host resolves to, and pins them for curl, so git
+   * connects to exactly what was checked.
+   */
+  private async pinnedAddresses(): Promise<ConfigEntry[]> {
+    const { network } = this;
+    const { url } = this.opts;
+    assertUrlAllowed(url, network.policy);
+    const parsed = new URL(url);
+    if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return [];
+    const addresses = await checkedAddresses(parsed, network, url);
+    if (/^\[|^[0-9.]+$/.test(parsed.hostname)) return []; // a literal address: nothing to resolve
+    const port = parsed.port || (parsed.protocol === "https:" ? "443" : "80");
+    const list = addresses.map(a => (a.family === 6 ? `[${a.address}]` : a.address)).join(",");
+    return [["http.curloptResolve", `${parsed.hostname}:${port}:${list}`]];
+  }
+
+  private failure(sub: string, stderr: string, stdout: string, network: boolean): GitRunError {
+    const output = `${stderr}\n${stdout}`;
+    // From a network call only git's own lines: "remote:" lines quote the server's answer.
+    const shown = network ? gitOwnLines(stderr) : output.trim().replace(/\s*\n\s*/g, "; ");
+    const detail = scrubSecrets(shown || "no message", this.secrets);
     if (
       network &&
       /\b401\b|Authentication failed|could not read Username|terminal prompts disabled|\b403\b/.test(
         stderr,
       )
     ) {
-      return new GitStoreError(
+      return new GitRunError(
         "Auth",
         `authentication to ${displayUrl(this.opts.url)} failed (git ${sub}); check the repository credentials`,
+        output,
       );
     }
-    return new GitStoreError(
+    if (network && /Operation too slow|Operation timed out|Connection timed out/i.test(stderr)) {
+      return new GitRunError(
+        "Timeout",
+        `git server ${displayUrl(this.opts.url)} timed out: git ${sub}: ${detail}`,
+        output,
+      );
+    }
+    return new GitRunError(
       "Transport",
       `git ${sub} ${network ? `(${displayUrl(this.opts.url)}) ` : ""}failed: ${detail}`,
+      output,
     );
   }
 }
 
-function gitEnv(authHeader: string | undefined): NodeJS.ProcessEnv {
+/** git's own "fatal:" and "error:" lines of a network call, each cut short. Exported for tests. */
+export function gitOwnLines(stderr: string): string {
+  return stderr
+    .split("\n")
+    .map(l => l.trim())
+    .filter(l => /^(fatal|error):/.test(l))
+    .map(l => l.slice(0, 300))
+    .join("; ");
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+function gitEnv(authHeader: string | undefined, network: GitNetwork): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
   for (const k of [
     "GIT_DIR",
@@ -232,16 +329,39 @@ function gitEnv(authHeader: string | undefined): NodeJS.ProcessEnv {
     "GIT_ASKPASS",
     "SSH_ASKPASS",
     "GIT_OBJECT_DIRECTORY",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
   ])
     delete env[k];
-  const config: [string, string][] = [["credential.helper", ""]];
+  const allow = (yes: boolean) => (yes ? "always" : "never");
+  const config: ConfigEntry[] = [
+    ["credential.helper", ""],
+    // Credentials go to the configured host only: a redirect is an error, not a new target.
+    ["http.followRedirects", "false"],
+    // Idle: less than 1 byte/s for the idle time ends the transfer.
+    ["http.lowSpeedLimit", "1"],
+    ["http.lowSpeedTime", String(Math.max(1, Math.ceil(network.timeouts.idleMs / 1000)))],
+    // No transport the URL policy does not know (ext::, ssh, git://, fd::).
+    ["protocol.allow", "never"],
+    ["protocol.https.allow", "always"],
+    ["protocol.http.allow", allow(network.policy.http !== "none")],
+    ["protocol.file.allow", allow(network.policy.file)],
+  ];
   if (authHeader !== undefined) config.push(["http.extraHeader", `Authorization: ${authHeader}`]);
-  env.GIT_CONFIG_COUNT = String(config.length);
-  config.forEach(([key, value], i) => {
-    env[`GIT_CONFIG_KEY_${i}`] = key;
-    env[`GIT_CONFIG_VALUE_${i}`] = value;
-  });
-  return env;
+  return withConfig(env, config);
+}
+
+/** The environment with more GIT_CONFIG_* entries appended. */
+function withConfig(env: NodeJS.ProcessEnv, entries: ConfigEntry[]): NodeJS.ProcessEnv {
+  const out = { ...env };
+  let count = Number(out.GIT_CONFIG_COUNT ?? "0");
+  for (const [key, value] of entries) {
+    out[`GIT_CONFIG_KEY_${count}`] = key;
+    out[`GIT_CONFIG_VALUE_${count}`] = value;
+    count++;
+  }
+  out.GIT_CONFIG_COUNT = String(count);
+  return out;
 }
 
 function splitZ(buf: Buffer): string[] {

@@ -1,6 +1,7 @@
 // The small git interface the store is written against, with two implementations: the git CLI
 // (cli-client.ts) and isomorphic-git (iso-client.ts). The store never sees which one runs.
 import { execFileSync } from "node:child_process";
+import type { GitNetwork } from "./network";
 import type { GitClientKind, GitCredentials } from "./types";
 
 /** A ref as the remote has it: `oid` is what the ref points at, `commit` the peeled commit. */
@@ -85,6 +86,8 @@ export interface ClientOptions {
   credentials?: GitCredentials;
   /** The repository branch: isomorphic-git uses it as the thin-pack base for new refs. */
   branch: string;
+  /** URL policy and timeouts, applied right before every network call; default from the env. */
+  network?: GitNetwork;
 }
 
 export const ZERO_OID = "0000000000000000000000000000000000000000";

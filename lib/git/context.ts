@@ -12,7 +12,7 @@ import {
 import { CliGitClient } from "./cli-client";
 import { signatureNow } from "./commit-format";
 import { Discovery } from "./discovery";
-import { GitStoreError, PushRejectedError, displayUrl, scrubSecrets } from "./errors";
+import { GitStoreError, PushRejectedError, displayUrl } from "./errors";
 import { IsoGitClient } from "./iso-client";
 import {
   HEADS,
@@ -22,6 +22,7 @@ import {
   trimSlashes,
 } from "./layout";
 import { withLock } from "./mutex";
+import { assertUrlAllowed, type GitNetwork } from "./network";
 import { buildTree } from "./tree";
 import type {
   GitCredentials,
@@ -40,27 +41,15 @@ export interface NormalizedConfig {
   author: { name: string; email: string };
 }
 
-export function normalizeConfig(config: RepositoryConfig): NormalizedConfig {
-  let url = config.url;
-  let credentials = config.credentials;
-  try {
-    const parsed = new URL(config.url);
-    if (parsed.username !== "" || parsed.password !== "") {
-      credentials ??= {
-        type: "basic",
-        username: decodeURIComponent(parsed.username),
-        password: decodeURIComponent(parsed.password),
-      };
-      parsed.username = "";
-      parsed.password = "";
-      url = parsed.toString();
-    }
-  } catch {
-    throw new GitStoreError(
-      "InvalidArgument",
-      `repository URL ${JSON.stringify(scrubSecrets(config.url))} is not a valid URL`,
-    );
-  }
+/**
+ * The config with defaults applied; throws URLNotAllowed when the URL policy refuses the URL
+ * (credentials in the URL included: they belong in secretRef, and would otherwise travel to
+ * the Kptfile, git and status wherever the URL is written).
+ */
+export function normalizeConfig(config: RepositoryConfig, network: GitNetwork): NormalizedConfig {
+  assertUrlAllowed(config.url, network.policy);
+  const url = config.url;
+  const credentials = config.credentials;
   // As the reference: with only one of author/email set, it stands in for the other.
   const name = config.author?.name || config.author?.email || PORCH_SIGNATURE.name;
   const email = config.author?.email || config.author?.name || PORCH_SIGNATURE.email;
@@ -93,6 +82,7 @@ export class RepoContext {
   constructor(
     readonly config: NormalizedConfig,
     readonly options: StoreOptions,
+    network: GitNetwork,
   ) {
     this.cacheDir = cacheDirFor(options.cacheRoot, config.url);
     const clientOpts = {
@@ -100,6 +90,7 @@ export class RepoContext {
       url: config.url,
       credentials: config.credentials,
       branch: config.branch,
+      network,
     };
     const kind = options.client ?? defaultClientKind();
     this.client = kind === "cli" ? new CliGitClient(clientOpts) : new IsoGitClient(clientOpts);

@@ -9,6 +9,8 @@ export type GitErrorCode =
   | "Conflict" // the remote moved and the bounded retries ran out, or a push was rejected
   | "Auth" // the server refused the credentials
   | "BranchMissing" // repository branch absent and createBranch not set
+  | "Timeout" // the git server did not answer in time (connect, idle or total timeout)
+  | "URLNotAllowed" // the URL or the address it resolves to is refused by the URL policy
   | "Transport"; // anything else from git / the network
 
 export class GitStoreError extends Error {
@@ -30,6 +32,16 @@ export class PushRejectedError extends GitStoreError {
 
 export function isGitStoreError(err: unknown, code?: GitErrorCode): err is GitStoreError {
   return err instanceof GitStoreError && (code === undefined || err.code === code);
+}
+
+/**
+ * The condition reason of a failed git operation: a timeout and a refused URL by name (a tenant
+ * can tell a hung server from a refused address), anything else `fallback`.
+ */
+export function failureReason(err: unknown, fallback: string): string {
+  if (isGitStoreError(err, "Timeout")) return "Timeout";
+  if (isGitStoreError(err, "URLNotAllowed")) return "URLNotAllowed";
+  return fallback;
 }
 
 /** Removes URL userinfo (`https://user:pw@host` → `https://***@host`) and every known secret. */

@@ -4,6 +4,7 @@ export {
   GitStoreError,
   PushRejectedError,
   isGitStoreError,
+  failureReason,
   scrubSecrets,
   type GitErrorCode,
 } from "./errors";

@@ -19,6 +19,8 @@ import {
 } from "./client";
 import { GitStoreError, PushRejectedError, displayUrl, errorMessage, scrubSecrets } from "./errors";
 import { httpStatus, httpWithHeadHint } from "./iso-http";
+import { guardedHttpClient, timeoutError } from "./iso-transport";
+import { gitNetworkFromEnv, type GitNetwork } from "./network";
 import { deleteLocalRef, deleteLocalRefs, localRefs, setThinPackHint } from "./iso-refs";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
 
@@ -30,27 +32,27 @@ export class IsoGitClient implements GitClient {
   private readonly headers: Record<string, string>;
   private readonly secrets: string[];
   private readonly cache = {};
-  private readonly http: HttpClient;
   /** Commits the remote is known to have (last fetch plus what we pushed since). */
   private readonly remoteHas = new Set<string>();
   private branchExists = false;
   private readonly peeled = new Map<string, string>();
+  private readonly network: GitNetwork;
 
   constructor(private readonly opts: ClientOptions & { thinPackHint?: boolean }) {
     const auth = authorizationHeader(opts.credentials);
     this.headers = auth === undefined ? {} : { Authorization: auth };
     this.secrets = secretsOf(opts.credentials);
-    this.http = httpWithHeadHint(opts.branch);
+    this.network = opts.network ?? gitNetworkFromEnv(process.env);
   }
 
   private get base() {
     return { fs, gitdir: this.opts.gitdir, cache: this.cache };
   }
 
-  private get remote() {
+  private remote(http: HttpClient) {
     // Credentials go in a header on every request; a 401 is final (no prompt, no retry loop).
     return {
-      http: this.http,
+      http,
       url: this.opts.url,
       headers: this.headers,
       onAuthFailure: () => ({ cancel: true }),
@@ -85,8 +87,8 @@ export class IsoGitClient implements GitClient {
   }
 
   private async fetchOnce(): Promise<RefMap> {
-    const advertised = await this.net("fetch", () =>
-      git.listServerRefs({ ...this.remote, protocolVersion: 1 }),
+    const advertised = await this.net("fetch", http =>
+      git.listServerRefs({ ...this.remote(http), protocolVersion: 1 }),
     );
     const wanted = advertised.filter(
       r => r.ref.startsWith("refs/heads/") || r.ref.startsWith("refs/tags/"),
@@ -99,10 +101,10 @@ export class IsoGitClient implements GitClient {
       else {
         const branch = `refs/heads/${this.opts.branch}`;
         const remoteRef = wanted.some(r => r.ref === branch) ? branch : wanted[0].ref;
-        await this.net("fetch", () =>
+        await this.net("fetch", http =>
           git.fetch({
             ...this.base,
-            ...this.remote,
+            ...this.remote(http),
             remote: "origin",
             remoteRef,
             singleBranch: false,
@@ -172,10 +174,10 @@ export class IsoGitClient implements GitClient {
     let refused: string | undefined;
     const expect = u.expect === undefined && u.ref.startsWith("refs/tags/") ? null : u.expect;
     try {
-      await this.net("push", () =>
+      await this.net("push", http =>
         git.push({
           ...this.base,
-          ...this.remote,
+          ...this.remote(http),
           ref: u.oid ?? ZERO_OID,
           remoteRef: u.ref,
           delete: u.oid === null,
@@ -278,10 +280,23 @@ export class IsoGitClient implements GitClient {
     return git.writeCommit({ fs, gitdir: this.opts.gitdir, commit });
   }
 
-  /** Runs a network call, mapping isomorphic-git errors to scrubbed store errors. */
-  private async net<T>(op: string, call: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a network call under the total timeout, mapping isomorphic-git errors to scrubbed
+   * store errors that never quote what the server answered.
+   */
+  private async net<T>(op: string, call: (http: HttpClient) => Promise<T>): Promise<T> {
+    const { network } = this;
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () =>
+        deadline.abort(
+          timeoutError(`git ${op} took longer than ${network.timeouts.totalMs} ms`, this.opts.url),
+        ),
+      network.timeouts.totalMs,
+    );
     try {
-      return await call();
+      const http = guardedHttpClient(network, deadline.signal, this.opts.url);
+      return await call(httpWithHeadHint(http, this.opts.branch));
     } catch (err) {
       const status = httpStatus(err);
       if (status === 401 || status === 403) {
@@ -290,15 +305,50 @@ export class IsoGitClient implements GitClient {
           `authentication to ${displayUrl(this.opts.url)} failed (HTTP ${status} on ${op}); check the repository credentials`,
         );
       }
-      const code =
-        err instanceof Error && "code" in err ? String((err as { code: unknown }).code) : "";
+      if (err instanceof GitStoreError) throw err;
       throw new GitStoreError(
         "Transport",
         scrubSecrets(
-          `git ${op} (${displayUrl(this.opts.url)}) failed: ${code ? `${code}: ` : ""}${errorMessage(err)}`,
+          `git ${op} (${displayUrl(this.opts.url)}) failed: ${isoFailure(err)}`,
           this.secrets,
         ),
       );
+    } finally {
+      clearTimeout(timer);
     }
   }
+}
+
+/**
+ * isomorphic-git errors whose message is its own text, not the server's: kept. Any other error
+ * of isomorphic-git (HttpError, SmartHttpError and ParseError quote the response body or the
+ * status line) is named by its code only.
+ */
+const OWN_MESSAGES = new Set([
+  "NotFoundError",
+  "GitPushError",
+  "PushRejectedError",
+  "AlreadyExistsError",
+  "CommitNotFetchedError",
+  "FastForwardError",
+  "MaxDepthError",
+  "UserCanceledError",
+]);
+
+/** What the message of a failed isomorphic-git network call may say. Exported for tests. */
+export function isoFailure(err: unknown): string {
+  const status = httpStatus(err);
+  if (status !== undefined) {
+    return status >= 300 && status < 400
+      ? `HTTP ${status}: the server redirects elsewhere and redirects are not followed; use the final URL`
+      : `HTTP ${status}`;
+  }
+  if (!(err instanceof Error)) return "unknown error";
+  const code = "code" in err ? String((err as { code: unknown }).code) : "";
+  // Node's own socket errors (ECONNREFUSED, ENOTFOUND, ...) name the address, nothing received.
+  if ("syscall" in err && /^E[A-Z]+$/.test(code)) return `${code}: ${err.message}`;
+  if (code === "SmartHttpError" || code === "ParseError" || code === "EmptyServerResponseError")
+    return `the server did not answer as a git smart HTTP server (${code})`;
+  if (OWN_MESSAGES.has(code)) return `${code}: ${errorMessage(err).slice(0, 500)}`;
+  return code ? `${code}` : err.name;
 }

@@ -3,9 +3,8 @@
 // writes the refs and then throws before it stores the packfile. Adding the `symref=HEAD:<branch>`
 // capability to the ref advertisement gives it the default branch it looks for.
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git";
-import http from "isomorphic-git/http/node";
 
-export function httpWithHeadHint(branch: string): HttpClient {
+export function httpWithHeadHint(http: HttpClient, branch: string): HttpClient {
   return {
     async request(req: GitHttpRequest): Promise<GitHttpResponse> {
       const res = await http.request(req);

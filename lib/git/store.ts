@@ -5,6 +5,7 @@ import { createDraftFromExisting, createNewDraft } from "./draft";
 import { GitStoreError } from "./errors";
 import { readKptfile, KPTFILE } from "./kptfile";
 import { deletePackage, updateLifecycle } from "./lifecycle";
+import { gitNetworkFromEnv } from "./network";
 import { readFiles, subtreeAt } from "./tree";
 import type {
   ContentStore,
@@ -25,8 +26,9 @@ export class GitContentStore implements ContentStore {
   constructor(config: RepositoryConfig, options: StoreOptions) {
     if (!options.cacheRoot)
       throw new GitStoreError("InvalidArgument", "StoreOptions.cacheRoot is required");
-    const normalized = normalizeConfig(config);
-    this.ctx = new RepoContext(normalized, options);
+    const network = options.network ?? gitNetworkFromEnv(process.env);
+    const normalized = normalizeConfig(config, network);
+    this.ctx = new RepoContext(normalized, options, network);
     // Exposed without credentials: callers log and print this.
     this.config = Object.freeze({
       url: normalized.url,

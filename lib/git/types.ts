@@ -2,6 +2,8 @@
 // (seed 002 "CRD as Intent, Git as Content"); these types are what the Repository and
 // PackageRevision capabilities see of it.
 
+import type { GitNetwork } from "./network";
+
 export type Lifecycle = "Draft" | "Proposed" | "Published" | "DeletionProposed";
 
 export const LIFECYCLES: readonly Lifecycle[] = [
@@ -24,7 +26,7 @@ export type GitClientKind = "cli" | "isomorphic";
 
 /** One registered repository (Repository.spec.git plus resolved credentials). */
 export interface RepositoryConfig {
-  /** Clone URL (http/https). Userinfo in the URL is treated as basic credentials. */
+  /** Clone URL (https; http and file as the URL policy allows). Userinfo is refused. */
   url: string;
   /** Repository branch holding published packages (default "main"). */
   branch?: string;
@@ -50,6 +52,8 @@ export interface StoreOptions {
   /** Attempts for a write whose push was rejected because the remote moved (default 8). */
   maxPushAttempts?: number;
   log?: StoreLogger;
+  /** URL policy and timeouts; default from the environment (gitNetworkFromEnv). */
+  network?: GitNetwork;
 }
 
 export interface StoreLogger {

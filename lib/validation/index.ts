@@ -9,3 +9,4 @@ export type { AdmissionContext } from "./package-revision";
 export { isOperatorRequest, secretUses, secretUseProblem } from "./requester";
 export type { RequestUser, SecretUse } from "./requester";
 export { packageFilesProblems } from "./package-files";
+export { validateRepository, cloneSourceUrlProblems } from "./git-url";

@@ -9,6 +9,8 @@ export default async function globalSetup(): Promise<void> {
   // so admission's and the render's allow-list are tested as an administrator would set them.
   process.env.PORCH_PEPR_ALLOW_EXEC = "true";
   process.env.PORCH_PEPR_EXEC_ALLOWLIST = "e2e-identity=/usr/bin/cat";
+  // Git calls to the tests' hostile listeners end within the tests' waits (default: 5 min).
+  process.env.PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS ??= "30000";
   const env = await startEnvironment({ purpose: "test" });
   process.env.KUBECONFIG = env.kubeconfig;
   process.env.PORCH_PEPR_E2E_GIT_URL = env.git.url;

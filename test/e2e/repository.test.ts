@@ -20,7 +20,12 @@ import {
   mergePatch,
 } from "../support/kubectl";
 import { syncRepository } from "../support/fixtures";
-import { createRevision, rendered } from "../support/package-revisions";
+import { condition, createRevision, rendered, type PR as PR2 } from "../support/package-revisions";
+import {
+  startBodyServer,
+  startTrickleServer,
+  type HostileServer,
+} from "../support/hostile-servers";
 import { eventually } from "../support/wait";
 
 // Repository sync against the real control plane and a real git server over smart HTTP.
@@ -247,4 +252,138 @@ it("reports a package whose Kptfile does not parse on that revision, and syncs t
   expect(synced.message).toContain("Kptfile does not parse");
   expect(getJson<PR>("packagerevision", "mixed.good.v1", ns)).toBeDefined();
   expect(ready("mixed")).toMatchObject({ status: "True" });
+});
+
+describe("hostile git remotes", () => {
+  // Local listeners that misbehave like hostile remotes; each stops by itself (bounded loops).
+  const MARKER = "MARKER-metadata-token-51c0de";
+  const servers: HostileServer[] = [];
+  const start = async <T extends HostileServer>(server: Promise<T>) => {
+    const s = await server;
+    servers.push(s);
+    return s;
+  };
+  afterAll(() => Promise.all(servers.splice(0).map(s => s.close())));
+
+  const notReady = (repo: string) => () =>
+    ready(repo)?.status === "False" ? ready(repo) : undefined;
+  const everything = () =>
+    JSON.stringify([
+      listJson("repositories", ns),
+      listJson("packagerevisions", ns),
+      listJson("events", ns),
+    ]);
+  const gitClone = (repo: string) => ({
+    cloneFrom: { git: { repo, ref: "main", directory: "/" } },
+  });
+
+  it("ends a Repository on a server that never finishes answering with Ready=False reason Timeout, and others still sync", async () => {
+    // One byte a second for up to 10 minutes: only the total timeout ends it (30 s in the tests).
+    const trickle = await start(startTrickleServer({ intervalMs: 1_000, maxBytes: 600 }));
+    registerRepository(ns, "hung", `${trickle.url}/hung.git`);
+    registerRepository(ns, "hung-too", `${trickle.url}/hung-too.git`);
+    const url = await createGitRepository("alongside", [
+      { name: "pkg", revisions: [revision("v1", files("pkg"))] },
+    ]);
+    registerRepository(ns, "alongside", url);
+    await eventually("alongside Ready=True", () =>
+      ready("alongside")?.status === "True" ? true : undefined,
+    );
+    // A clone source on the same server: the PackageRevision says Timeout too
+    // (its timeout runs alongside the Repository's).
+    const pr = createRevision(
+      ns,
+      "alongside",
+      "from-hung",
+      "v1",
+      gitClone(`${trickle.url}/src.git`),
+    );
+    const timedOut = await eventually("hung Ready=False", notReady("hung"), 120_000);
+    expect(timedOut.reason).toBe("Timeout");
+    expect(timedOut.message).toContain(`git server ${trickle.url}/hung.git timed out`);
+    const failed = await eventually(
+      "clone source Ready=False",
+      () => {
+        const c = condition(getJson<PR2>("packagerevision", pr, ns), "Ready");
+        return c?.status === "False" ? c : undefined;
+      },
+      120_000,
+    );
+    expect(failed.reason).toBe("Timeout");
+  });
+
+  it("never shows what a non-git server answered, in status or events", async () => {
+    const body = `${MARKER}\n{"AccessKeyId":"${MARKER}"}\n`;
+    const ok = await start(startBodyServer(200, body));
+    const missing = await start(startBodyServer(404, body));
+    registerRepository(ns, "not-git", `${ok.url}/repo.git`);
+    registerRepository(ns, "not-found", `${missing.url}/repo.git`);
+    for (const repo of ["not-git", "not-found"])
+      await eventually(`${repo} Ready=False`, notReady(repo), 60_000);
+    const pr = createRevision(
+      ns,
+      "alongside",
+      "from-not-git",
+      "v1",
+      gitClone(`${missing.url}/x.git`),
+    );
+    await eventually("clone source Ready=False", () =>
+      condition(getJson<PR2>("packagerevision", pr, ns), "Ready")?.status === "False"
+        ? true
+        : undefined,
+    );
+    expect(ok.seen.length + missing.seen.length).toBeGreaterThan(0);
+    expect(everything()).not.toContain(MARKER);
+  });
+
+  it("refuses credentials in a git URL when the Repository or PackageRevision is applied", () => {
+    const result = kubectl(
+      ["apply", "-n", ns, "-f", "-"],
+      JSON.stringify({
+        apiVersion: "config.porch.kpt.dev/v1alpha1",
+        kind: "Repository",
+        metadata: { name: "with-userinfo" },
+        spec: { git: { repo: "https://user:hunter2-pass@git.example.com/org/repo.git" } },
+      }),
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(
+      "spec.git.repo: credentials in the URL are not allowed; use secretRef",
+    );
+    expect(result.stderr).not.toContain("hunter2-pass");
+    expect(getJson("repository", "with-userinfo", ns)).toBeUndefined();
+
+    const metadata = kubectl(
+      ["apply", "-n", ns, "-f", "-"],
+      JSON.stringify({
+        apiVersion: "config.porch.kpt.dev/v1alpha1",
+        kind: "Repository",
+        metadata: { name: "metadata" },
+        spec: { git: { repo: "http://169.254.169.254/latest/meta-data" } },
+      }),
+    );
+    expect(metadata.stderr).toContain(
+      'spec.git.repo: host "169.254.169.254" is a link-local or cloud metadata address, which is never allowed',
+    );
+
+    const clone = kubectl(
+      ["apply", "-n", ns, "-f", "-"],
+      JSON.stringify({
+        apiVersion: "porch.kpt.dev/v1alpha2",
+        kind: "PackageRevision",
+        metadata: { name: "alongside.userinfo.v1" },
+        spec: {
+          packageName: "userinfo",
+          repository: "alongside",
+          workspaceName: "v1",
+          lifecycle: "Draft",
+          source: gitClone("https://user:hunter2-pass@git.example.com/org/repo.git"),
+        },
+      }),
+    );
+    expect(clone.stderr).toContain(
+      "spec.source.cloneFrom.git.repo: credentials in the URL are not allowed; use secretRef",
+    );
+    expect(getJson("packagerevision", "alongside.userinfo.v1", ns)).toBeUndefined();
+  });
 });

@@ -76,17 +76,6 @@ describe.each(CLIENTS)("repository access with the %s client", client => {
     },
   );
 
-  it("takes credentials from URL userinfo without showing them", async () => {
-    const url = await basic.repo();
-    const withUserinfo = url.replace("http://", `http://porch:${PASSWORD}@`);
-    const s = await store(basic, client, withUserinfo, { createBranch: true });
-    expect(s.config.url).toBe(url);
-    await expect(s.open()).resolves.toMatch(/^[0-9a-f]{40}$/);
-    const bad = await store(basic, client, url.replace("http://", "http://porch:nope-nope@"));
-    const err = (await bad.open().catch((e: unknown) => e)) as Error;
-    expect(err.message).not.toContain("nope-nope");
-  });
-
   it("fails on a missing branch unless createBranch, which creates it with a README commit", async () => {
     const url = await open.repo();
     await expect((await store(open, client, url)).open()).rejects.toMatchObject({

@@ -1,0 +1,116 @@
+// Local listeners that misbehave like hostile git remotes: one that accepts and trickles bytes
+// without ever answering, one that answers anything with a non-git body, one that redirects.
+// Each listens on a loopback address, every loop is bounded by a count, and close() ends it.
+import http from "node:http";
+import net from "node:net";
+import type { AddressInfo } from "node:net";
+
+export interface SeenRequest {
+  method: string;
+  path: string;
+  authorization?: string;
+}
+
+export interface HostileServer {
+  /** Base URL, e.g. http://127.0.0.1:1234; append a repository path. */
+  url: string;
+  /** Connections accepted (trickle) or requests received (http servers). */
+  seen: SeenRequest[];
+  close(): Promise<void>;
+}
+
+function listen(server: net.Server, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/**
+ * Accepts, then sends one byte of an HTTP answer whose header never ends every `intervalMs`, at
+ * most `maxBytes` per connection, then stays silent; never completes an answer.
+ */
+export async function startTrickleServer(
+  opts: { intervalMs: number; maxBytes: number },
+  host = "127.0.0.1",
+): Promise<HostileServer> {
+  const sockets = new Set<net.Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+  const seen: SeenRequest[] = [];
+  const head = "HTTP/1.1 200 OK\r\nX-Trickle: ";
+  const server = net.createServer(socket => {
+    sockets.add(socket);
+    seen.push({ method: "CONNECT", path: "" });
+    socket.on("error", () => undefined);
+    socket.on("close", () => sockets.delete(socket));
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent >= opts.maxBytes || socket.destroyed) {
+        clearInterval(timer);
+        timers.delete(timer);
+        return;
+      }
+      socket.write(head[sent] ?? "a");
+      sent++;
+    }, opts.intervalMs);
+    timers.add(timer);
+  });
+  const port = await listen(server, host);
+  return {
+    url: `http://${host}:${port}`,
+    seen,
+    close: () =>
+      new Promise(resolve => {
+        for (const t of timers) clearInterval(t);
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function startHttp(
+  host: string,
+  answer: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+): Promise<HostileServer> {
+  const seen: SeenRequest[] = [];
+  const server = http.createServer((req, res) => {
+    seen.push({
+      method: req.method ?? "",
+      path: req.url ?? "",
+      authorization: req.headers.authorization,
+    });
+    req.resume();
+    answer(req, res);
+  });
+  server.keepAliveTimeout = 100;
+  const port = await listen(server, host);
+  return {
+    url: `http://${host}:${port}`,
+    seen,
+    close: () =>
+      new Promise(resolve => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Answers every request with `status` and a text/plain body (git quotes such bodies). */
+export function startBodyServer(
+  status: number,
+  body: string,
+  host = "127.0.0.1",
+): Promise<HostileServer> {
+  return startHttp(host, (_req, res) => {
+    res.writeHead(status, { "content-type": "text/plain" });
+    res.end(body);
+  });
+}
+
+/** Redirects every request to the same path under `target`. */
+export function startRedirectServer(target: string, host = "127.0.0.1"): Promise<HostileServer> {
+  return startHttp(host, (req, res) => {
+    res.writeHead(302, { location: `${target}${req.url ?? "/"}` });
+    res.end();
+  });
+}
