@@ -6,3 +6,14 @@ export { RESERVED_CONTEXT_KEYS } from "./common";
 export { isDns1123Label } from "./kubernetes-names";
 export { validatePackageRevision, validatePackageRevisionResources } from "./package-revision";
 export type { AdmissionContext } from "./package-revision";
+export {
+  DEFAULT_READABLE_KINDS,
+  formatKind,
+  kindOf,
+  packageVariantKindProblems,
+  packageVariantSetKindProblems,
+  parseReadableKinds,
+  READABLE_KINDS_VARIABLE,
+  readableKindProblem,
+} from "./readable-kinds";
+export type { ReadableKind, ReadableKindPolicy } from "./readable-kinds";
