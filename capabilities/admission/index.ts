@@ -5,7 +5,13 @@ import {
   PackageVariant,
   PackageVariantSet,
 } from "../../crd-types";
-import { validatePackageVariant, validatePackageVariantSet } from "../../lib/validation";
+import {
+  packageVariantKindProblems,
+  packageVariantSetKindProblems,
+  validatePackageVariant,
+  validatePackageVariantSet,
+} from "../../lib/validation";
+import { readableKindPolicy } from "../shared/readable-kinds";
 import { denyProblems } from "./deny-problems";
 import { validatePackageRevisionRequest, validateResourcesRequest } from "./package-revisions";
 
@@ -21,9 +27,23 @@ export const Admission = new Capability({
 
 const { When } = Admission;
 
-When(PackageVariant).IsCreatedOrUpdated().Validate(denyProblems(validatePackageVariant));
+When(PackageVariant)
+  .IsCreatedOrUpdated()
+  .Validate(
+    denyProblems(async spec => [
+      ...validatePackageVariant(spec),
+      ...packageVariantKindProblems(spec, await readableKindPolicy()),
+    ]),
+  );
 
-When(PackageVariantSet).IsCreatedOrUpdated().Validate(denyProblems(validatePackageVariantSet));
+When(PackageVariantSet)
+  .IsCreatedOrUpdated()
+  .Validate(
+    denyProblems(async spec => [
+      ...validatePackageVariantSet(spec),
+      ...packageVariantSetKindProblems(spec, await readableKindPolicy()),
+    ]),
+  );
 
 When(PackageRevision).IsCreatedOrUpdated().Validate(validatePackageRevisionRequest);
 

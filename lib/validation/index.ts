@@ -3,7 +3,7 @@ export { validatePackageVariantSet } from "./package-variant-set";
 export { parseRevision, formatRevision } from "./revision";
 export type { RevisionSelector } from "./revision";
 export { RESERVED_CONTEXT_KEYS } from "./common";
-export { isDns1123Label } from "./kubernetes-names";
+export { isDns1123Label, pathSegmentNameProblem } from "./kubernetes-names";
 export { validatePackageRevision, validatePackageRevisionResources } from "./package-revision";
 export type { AdmissionContext } from "./package-revision";
 export {

@@ -1,4 +1,6 @@
 import type { PackageVariantSetSpec, PackageVariantSpec } from "../../crd-types";
+import { invalid } from "./field";
+import { pathSegmentNameProblem } from "./kubernetes-names";
 
 /** A group/version/kind the admin lets PackageVariantSets select and PackageVariants inject. */
 export interface ReadableKind {
@@ -83,6 +85,7 @@ interface InjectorPattern {
   group?: string;
   version?: string;
   kind?: string;
+  name?: string;
 }
 
 /**
@@ -116,9 +119,14 @@ function injectorsProblems(
   path: string,
   policy: ReadableKindPolicy,
 ): string[] {
-  return (injectors ?? []).flatMap(
-    (injector, i) => injectorProblem(`${path}[${i}]`, injector, policy) ?? [],
-  );
+  return (injectors ?? []).flatMap((injector, i) => {
+    const at = `${path}[${i}]`;
+    const nameProblem = injector.name ? pathSegmentNameProblem(injector.name) : undefined;
+    return [
+      ...(nameProblem ? [invalid(`${at}.name`, injector.name, nameProblem)] : []),
+      injectorProblem(at, injector, policy),
+    ].filter((p): p is string => p !== undefined);
+  });
 }
 
 /** PackageVariant spec.injectors outside the policy. */

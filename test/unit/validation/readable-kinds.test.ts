@@ -109,3 +109,14 @@ describe("packageVariantSetKindProblems", () => {
     ]);
   });
 });
+
+describe("injector names", () => {
+  it("refuses a name that would address another path", () => {
+    const spec = {
+      injectors: [{ kind: "ConfigMap", name: "../secrets/db" }],
+    } as PackageVariantSpec;
+    expect(packageVariantKindProblems(spec, defaults)).toEqual([
+      `spec.injectors[0].name: Invalid value: "../secrets/db": may not contain '/' or '%'`,
+    ]);
+  });
+});
