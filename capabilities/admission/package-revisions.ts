@@ -1,6 +1,11 @@
 import { K8s, PeprValidateRequest } from "pepr";
 import { PackageRevision, PackageRevisionResources } from "../../crd-types";
-import { validatePackageRevision, validatePackageRevisionResources } from "../../lib/validation";
+import {
+  validatePackageRevision,
+  validatePackageRevisionResources,
+  repositoryUidProblem,
+  workspaceTakenProblem,
+} from "../../lib/validation";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
@@ -19,19 +24,45 @@ function answer<T extends PackageRevision | PackageRevisionResources>(
   return problems.length === 0 ? req.Approve() : req.Deny(problems.join("; "));
 }
 
-/** Impossible lifecycle moves and changes to a revision's identity are refused when applied. */
-export function validatePackageRevisionRequest(
+/** A new revision may not name a package and workspace another object already has. */
+async function workspaceProblems(pr: PackageRevision): Promise<string[]> {
+  const spec = pr.spec ?? {};
+  const others = await K8s(PackageRevision)
+    .InNamespace(pr.metadata?.namespace ?? "")
+    .WithField("spec.repository", spec.repository ?? "")
+    .WithField("spec.packageName", spec.packageName ?? "")
+    .WithField("spec.workspaceName", spec.workspaceName ?? "")
+    .Get();
+  const problem = workspaceTakenProblem(
+    { name: pr.metadata?.name ?? "", ...spec },
+    others.items.map(o => ({ name: o.metadata?.name ?? "", ...o.spec })),
+  );
+  return problem ? [problem] : [];
+}
+
+/**
+ * Impossible lifecycle moves and changes to a revision's identity are refused when applied,
+ * and so is a new revision taking over another object's package and workspace.
+ */
+export async function validatePackageRevisionRequest(
   req: PeprValidateRequest<PackageRevision>,
-): Response {
+): Promise<Response> {
   try {
-    return answer(
-      req,
-      validatePackageRevision(
+    const taken = req.Request.operation === "CREATE" ? await workspaceProblems(req.Raw) : [];
+    return answer(req, [
+      ...validatePackageRevision(
         req.Raw,
         req.OldResource as PackageRevision | undefined,
         contextOf(req),
       ),
-    );
+      ...taken,
+      ...[
+        repositoryUidProblem(
+          req.Raw.metadata?.annotations,
+          (req.OldResource as PackageRevision | undefined)?.metadata?.annotations,
+        ),
+      ].filter((p): p is string => p !== undefined),
+    ]);
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
   }

@@ -17,3 +17,5 @@ export {
   readableKindProblem,
 } from "./readable-kinds";
 export type { ReadableKind, ReadableKindPolicy } from "./readable-kinds";
+export { repositoryUidProblem, workspaceTakenProblem } from "./revision-identity";
+export type { RevisionIdentity } from "./revision-identity";
