@@ -6,6 +6,7 @@ import {
   repositoryUidProblem,
   workspaceTakenProblem,
 } from "../../lib/validation";
+import { isControllerFieldManager } from "../../lib/packages/field-managers";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
@@ -48,7 +49,10 @@ export async function validatePackageRevisionRequest(
   req: PeprValidateRequest<PackageRevision>,
 ): Promise<Response> {
   try {
-    const taken = req.Request.operation === "CREATE" ? await workspaceProblems(req.Raw) : [];
+    // The mirror names objects after what git has and matches existing ones by workspace.
+    const mirror = isControllerFieldManager(contextOf(req).fieldManager);
+    const taken =
+      req.Request.operation === "CREATE" && !mirror ? await workspaceProblems(req.Raw) : [];
     return answer(req, [
       ...validatePackageRevision(
         req.Raw,

@@ -65,7 +65,8 @@ async function ensureFinalizer(pr: PackageRevision): Promise<void> {
             },
       );
     }
-    if (repo && uid && !hasOwner && recorded === uid) {
+    // Not to one being deleted: orphaning just removed that owner, re-adding it would cascade.
+    if (repo && uid && !hasOwner && recorded === uid && !repo.metadata?.deletionTimestamp) {
       const owner = {
         apiVersion: "config.porch.kpt.dev/v1alpha1",
         kind: "Repository",
