@@ -59,12 +59,10 @@ async function registeredApp(namespace: string, name: string): Promise<string> {
   ]);
   registerRepository(namespace, name, url);
   for (const ws of ["v1", "wip"]) {
-    await eventually(`${name}.app.${ws} mirrored with its finalizer and Repository UID`, () => {
+    // The finalizer comes in the same patch as the recorded Repository UID.
+    await eventually(`${name}.app.${ws} mirrored with its finalizer`, () => {
       const pr = getJson<Revision>("packagerevision", `${name}.app.${ws}`, namespace);
-      return pr?.metadata.finalizers?.length &&
-        pr.metadata.annotations?.["porch.kpt.dev/repository-uid"]
-        ? pr
-        : undefined;
+      return pr?.metadata.finalizers?.length ? pr : undefined;
     });
   }
   expect(lsRemote(url)).toEqual(expect.arrayContaining(APP_REFS));
