@@ -5,10 +5,15 @@ import { startEnvironment } from "../../hack/environment";
  * Test files run in other processes: what they need travels in environment variables.
  */
 export default async function globalSetup(): Promise<void> {
-  // The custom kind the injection tests inject, and a cluster-scoped kind listed to show it is
-  // refused all the same (the module inherits this environment).
-  process.env.PORCH_PEPR_READABLE_KINDS ??=
-    "v1/ConfigMap,config.porch.kpt.dev/v1alpha1/Repository,e2e.porch.dev/v1/SiteConfig,v1/Namespace";
+  // The custom kinds the tests inject and select, and a cluster-scoped kind listed to show it
+  // is refused all the same (the module inherits this environment).
+  process.env.PORCH_PEPR_READABLE_KINDS ??= [
+    "v1/ConfigMap",
+    "config.porch.kpt.dev/v1alpha1/Repository",
+    "e2e.porch.dev/v1/SiteConfig",
+    "e2e.porch.dev/v1/Site",
+    "v1/Namespace",
+  ].join(",");
   const env = await startEnvironment({ purpose: "test" });
   process.env.KUBECONFIG = env.kubeconfig;
   process.env.PORCH_PEPR_E2E_GIT_URL = env.git.url;

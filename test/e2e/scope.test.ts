@@ -17,7 +17,7 @@ import { eventually } from "../support/wait";
 // readable: a cluster-scoped kind is refused all the same.
 const DENIED = 'admission webhook "pepr-porch-pepr.pepr.dev" denied the request';
 const ALLOWED =
-  "allowed kinds: v1/ConfigMap, config.porch.kpt.dev/v1alpha1/Repository, e2e.porch.dev/v1/SiteConfig";
+  "allowed kinds: v1/ConfigMap, config.porch.kpt.dev/v1alpha1/Repository, e2e.porch.dev/v1/SiteConfig, e2e.porch.dev/v1/Site";
 
 type Revision = PR & {
   metadata: { annotations?: Record<string, string>; finalizers?: string[] };
