@@ -7,6 +7,7 @@ import {
   ReadableKindPolicy,
   readableKindProblem,
 } from "../../../lib/validation/readable-kinds";
+import { pathSegmentNameProblem } from "../../../lib/validation";
 
 const policy = (text: string, clusterScoped: string[] = []): ReadableKindPolicy => ({
   allowed: parseReadableKinds(text),
@@ -118,5 +119,14 @@ describe("injector names", () => {
     expect(packageVariantKindProblems(spec, defaults)).toEqual([
       `spec.injectors[0].name: Invalid value: "../secrets/db": may not contain '/' or '%'`,
     ]);
+  });
+});
+
+describe("pathSegmentNameProblem", () => {
+  it.each([".", "..", "a/b", "a%2Fb"])("refuses %p", name => {
+    expect(pathSegmentNameProblem(name)).toBeDefined();
+  });
+  it("accepts a Kubernetes name", () => {
+    expect(pathSegmentNameProblem("us-east1.endpoints")).toBeUndefined();
   });
 });
