@@ -19,16 +19,16 @@ function errorMessage(error: unknown): string {
  * down can still get finalizers removed and be deleted (the controller reports its problems).
  */
 export function denyProblems<T extends WithSpec>(
-  rules: (spec: T["spec"]) => string[],
-): (req: PeprValidateRequest<T>) => ValidateResponse {
-  return req => {
+  rules: (spec: T["spec"]) => string[] | Promise<string[]>,
+): (req: PeprValidateRequest<T>) => Promise<ValidateResponse> {
+  return async req => {
     try {
       const old = req.OldResource as WithSpec | undefined;
       if (req.Raw.metadata?.deletionTimestamp) return req.Approve();
       if (req.Request.operation === "UPDATE" && isDeepStrictEqual(old?.spec, req.Raw.spec)) {
         return req.Approve();
       }
-      const problems = rules(req.Raw.spec);
+      const problems = await rules(req.Raw.spec);
       return problems.length === 0 ? req.Approve() : req.Deny(problems.join("; "));
     } catch (error) {
       return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);

@@ -6,8 +6,14 @@ import {
   PackageVariantSet,
   Repository,
 } from "../../crd-types";
-import { validatePackageVariant, validatePackageVariantSet } from "../../lib/validation";
+import {
+  packageVariantKindProblems,
+  packageVariantSetKindProblems,
+  validatePackageVariant,
+  validatePackageVariantSet,
+} from "../../lib/validation";
 import { execPolicy } from "../shared/exec-policy";
+import { readableKindPolicy } from "../shared/readable-kinds";
 import { denyProblems } from "./deny-problems";
 import { validatePackageRevisionRequest, validateResourcesRequest } from "./package-revisions";
 import { validateRepositoryRequest } from "./repositories";
@@ -28,9 +34,21 @@ const { When } = Admission;
 
 When(PackageVariant)
   .IsCreatedOrUpdated()
-  .Validate(denyProblems(spec => validatePackageVariant(spec, execPolicy)));
+  .Validate(
+    denyProblems(async spec => [
+      ...validatePackageVariant(spec, execPolicy),
+      ...packageVariantKindProblems(spec, await readableKindPolicy()),
+    ]),
+  );
 
-When(PackageVariantSet).IsCreatedOrUpdated().Validate(denyProblems(validatePackageVariantSet));
+When(PackageVariantSet)
+  .IsCreatedOrUpdated()
+  .Validate(
+    denyProblems(async spec => [
+      ...validatePackageVariantSet(spec),
+      ...packageVariantSetKindProblems(spec, await readableKindPolicy()),
+    ]),
+  );
 
 When(PackageRevision).IsCreatedOrUpdated().Validate(validatePackageRevisionRequest);
 

@@ -4,8 +4,10 @@ import { gitUrlPolicyFromEnv } from "../../lib/git/url-policy";
 import {
   AdmissionContext,
   cloneSourceUrlProblems,
+  repositoryUidProblem,
   validatePackageRevision,
   validatePackageRevisionResources,
+  workspaceTakenProblem,
 } from "../../lib/validation";
 import { copySourceProblem } from "../../lib/packages/lifecycle";
 import { errorMessage, isNotFound } from "../shared/api-errors";
@@ -30,9 +32,26 @@ async function copySourceProblems(req: PeprValidateRequest<PackageRevision>): Pr
   }
 }
 
+/** A new revision may not name a package and workspace another object already has. */
+async function workspaceProblems(pr: PackageRevision): Promise<string[]> {
+  const spec = pr.spec ?? {};
+  const others = await K8s(PackageRevision)
+    .InNamespace(pr.metadata?.namespace ?? "")
+    .WithField("spec.repository", spec.repository ?? "")
+    .WithField("spec.packageName", spec.packageName ?? "")
+    .WithField("spec.workspaceName", spec.workspaceName ?? "")
+    .Get();
+  const problem = workspaceTakenProblem(
+    { name: pr.metadata?.name ?? "", ...spec },
+    others.items.map(o => ({ name: o.metadata?.name ?? "", ...o.spec })),
+  );
+  return problem ? [problem] : [];
+}
+
 /**
- * Impossible lifecycle moves, changes to a revision's identity and credentials the requester
- * may not read are refused when applied.
+ * Impossible lifecycle moves, changes to a revision's identity, a new revision taking over
+ * another object's package and workspace, and credentials the requester may not read are
+ * refused when applied.
  */
 export async function validatePackageRevisionRequest(
   req: PeprValidateRequest<PackageRevision>,
@@ -41,10 +60,14 @@ export async function validatePackageRevisionRequest(
     const ctx = await requestContext(req);
     const old = req.OldResource as PackageRevision | undefined;
     const problems = validatePackageRevision(req.Raw, old, ctx);
+    const uid = repositoryUidProblem(req.Raw.metadata?.annotations, old?.metadata?.annotations);
+    if (uid) problems.push(uid);
     // The source is immutable: its URL is checked once, when the revision is created.
     if (ctx.operation === "CREATE")
       problems.push(...cloneSourceUrlProblems(req.Raw.spec, gitUrlPolicyFromEnv(process.env)));
     if (!ctx.byOperator) {
+      // The mirror names objects after what git has and matches existing ones by workspace.
+      if (ctx.operation === "CREATE") problems.push(...(await workspaceProblems(req.Raw)));
       problems.push(...(await secretProblems(req, "PackageRevision")));
       problems.push(...(await copySourceProblems(req)));
     }

@@ -1,18 +1,42 @@
-import { K8s, Log } from "pepr";
+import { K8s, kind, Log } from "pepr";
 import type { Operation } from "kubernetes-fluent-client";
-import { PackageRevision } from "../../crd-types";
+import { PackageRevision, Repository } from "../../crd-types";
 import { isGitStoreError } from "../../lib/git";
+import type { Lifecycle } from "../../lib/git/types";
+import {
+  DeletionFacts,
+  keepGitReason,
+  planDeletion,
+  recordedRepositoryUid,
+  REPOSITORY_UID_ANNOTATION,
+} from "../../lib/packages/deletion";
 import { errorMessage, isNotFound } from "../shared/api-errors";
-import { storeForName } from "../shared/content-stores";
+import { storeFor } from "../shared/content-stores";
+import { recordEvent } from "../shared/events";
 import { gitKey } from "../shared/git-key";
 import { applyCoreStatus } from "./status";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
 
 export const FINALIZER = "porch.kpt.dev/packagerevisions";
 
+async function liveRepository(pr: PackageRevision): Promise<Repository | undefined> {
+  try {
+    return await K8s(Repository)
+      .InNamespace(pr.metadata?.namespace ?? "")
+      .Get(pr.spec?.repository ?? "");
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
+
+const escapeKey = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+
 /**
- * Finalizer and ownerReference to the Repository, in one patch, on first sight (seed 002). The
- * ownerReference lets a deleted Repository cascade to its package revisions.
+ * Finalizer, Repository UID annotation and ownerReference, in one patch, on first sight
+ * (seed 002). The ownerReference lets a deleted Repository cascade to its package revisions;
+ * the annotation records which registration of that name the revision belongs to, and an
+ * ownerReference is only ever added for that one.
  */
 async function ensureFinalizer(pr: PackageRevision): Promise<void> {
   const patch: Operation[] = [];
@@ -20,16 +44,34 @@ async function ensureFinalizer(pr: PackageRevision): Promise<void> {
   if (!finalizers.includes(FINALIZER))
     patch.push({ op: "add", path: "/metadata/finalizers", value: [...finalizers, FINALIZER] });
   const owners = pr.metadata?.ownerReferences ?? [];
-  if (!owners.some(o => o.kind === "Repository")) {
-    const repo = await storeForName(pr.metadata?.namespace ?? "", pr.spec?.repository ?? "").catch(
-      () => undefined,
-    );
-    if (repo) {
+  const annotations = pr.metadata?.annotations;
+  const hasOwner = owners.some(o => o.kind === "Repository");
+  if (!hasOwner || !annotations?.[REPOSITORY_UID_ANNOTATION]) {
+    const repo = await liveRepository(pr);
+    const uid = repo?.metadata?.uid;
+    const recorded = recordedRepositoryUid(pr) ?? uid;
+    if (recorded && !annotations?.[REPOSITORY_UID_ANNOTATION]) {
+      patch.push(
+        annotations
+          ? {
+              op: "add",
+              path: `/metadata/annotations/${escapeKey(REPOSITORY_UID_ANNOTATION)}`,
+              value: recorded,
+            }
+          : {
+              op: "add",
+              path: "/metadata/annotations",
+              value: { [REPOSITORY_UID_ANNOTATION]: recorded },
+            },
+      );
+    }
+    // Not to one being deleted: orphaning just removed that owner, re-adding it would cascade.
+    if (repo && uid && !hasOwner && recorded === uid && !repo.metadata?.deletionTimestamp) {
       const owner = {
         apiVersion: "config.porch.kpt.dev/v1alpha1",
         kind: "Repository",
-        name: repo.repo.metadata?.name ?? "",
-        uid: repo.repo.metadata?.uid ?? "",
+        name: repo.metadata?.name ?? "",
+        uid,
       };
       patch.push({ op: "add", path: "/metadata/ownerReferences", value: [...owners, owner] });
     }
@@ -48,11 +90,47 @@ async function removeFinalizer(pr: PackageRevision): Promise<void> {
     .catch(e => (isNotFound(e) ? undefined : Promise.reject(e)));
 }
 
+async function namespaceTerminating(namespace: string): Promise<boolean> {
+  try {
+    const ns = await K8s(kind.Namespace).Get(namespace);
+    return Boolean(ns.metadata?.deletionTimestamp) || ns.status?.phase === "Terminating";
+  } catch (error) {
+    if (isNotFound(error)) return true;
+    throw error;
+  }
+}
+
+/** Git owns status.creationSource (the source pushed it) or selfLock (a sync mirrored it). */
+const backedByGit = (pr: PackageRevision) =>
+  Boolean(pr.status?.creationSource || pr.status?.selfLock?.git?.commit);
+
+async function deletionFacts(
+  pr: PackageRevision,
+): Promise<{ facts: DeletionFacts; repo?: Repository }> {
+  const [repo, terminating] = await Promise.all([
+    liveRepository(pr),
+    namespaceTerminating(pr.metadata?.namespace ?? ""),
+  ]);
+  const facts = {
+    recordedRepositoryUid: recordedRepositoryUid(pr),
+    backedByGit: backedByGit(pr),
+    namespaceTerminating: terminating,
+    repository: repo && {
+      name: repo.metadata?.name ?? "",
+      uid: repo.metadata?.uid ?? "",
+      deleting: Boolean(repo.metadata?.deletionTimestamp),
+    },
+  };
+  return { facts, repo };
+}
+
 /**
- * Deletion gating (seed 002): a Published revision whose Repository exists stays until it is
- * moved to DeletionProposed; DeletionProposed or unpublished ones lose their git refs, then the
- * finalizer; with the Repository gone (garbage collection), deletion is allowed. Returns true
- * when the object is being deleted (the other steps then have nothing to do).
+ * Deletion (seed 002, within lib/packages/deletion): git content is deleted only for a
+ * revision whose own Repository registration created or mirrored it; a namespace or Repository
+ * being deleted, a Repository re-created under the name, or a revision that never backed
+ * content lets the object go and leaves git alone. A Published revision waits until it is
+ * moved to DeletionProposed. Returns true when the object is being deleted (the other steps
+ * then have nothing to do).
  */
 export async function reconcileFinalizer(pr: PackageRevision): Promise<boolean> {
   if (!pr.metadata?.deletionTimestamp) {
@@ -60,39 +138,52 @@ export async function reconcileFinalizer(pr: PackageRevision): Promise<boolean> 
     return false;
   }
   if (!(pr.metadata.finalizers ?? []).includes(FINALIZER)) return true;
-  const repo = await storeForName(pr.metadata.namespace ?? "", pr.spec?.repository ?? "");
-  if (!repo) {
-    await removeFinalizer(pr);
-    return true;
-  }
-  let lifecycle: string | undefined;
-  try {
-    lifecycle = (await repo.store.getPackageContent(gitKey(pr))).info.lifecycle;
-  } catch (error) {
-    if (!isGitStoreError(error, "NotFound")) throw error;
-  }
-  // Proposing the deletion (spec.lifecycle) releases the gate, even before git follows.
-  if (lifecycle === "Published" && pr.spec?.lifecycle !== "DeletionProposed") {
-    await applyCoreStatus(pr, {}, [
-      {
-        type: "Ready",
-        status: "False",
-        reason: "DeletionBlocked",
-        message:
-          "a Published revision is deleted only after it is proposed for deletion: set spec.lifecycle to DeletionProposed",
-      },
-    ]);
-    return true;
-  }
-  if (lifecycle !== undefined) {
+  const { facts, repo } = await deletionFacts(pr);
+  // Git is read (and the store opened) only for content this revision may delete.
+  const store = repo && !keepGitReason(facts) ? await storeFor(repo) : undefined;
+  let lifecycle: Lifecycle | undefined;
+  if (store) {
     try {
-      await repo.store.deletePackage(gitKey(pr));
+      lifecycle = (await store.getPackageContent(gitKey(pr))).info.lifecycle;
     } catch (error) {
-      if (!isGitStoreError(error, "NotFound")) {
-        Log.warn(`deleting ${pr.metadata.name} from git failed: ${errorMessage(error)}`);
-        throw new Error(`failed to delete package from git: ${errorMessage(error)}`);
-      }
+      if (!isGitStoreError(error, "NotFound")) throw error;
     }
+  }
+  const step = planDeletion(facts, lifecycle, pr.spec?.lifecycle);
+  switch (step.action) {
+    case "block":
+      await applyCoreStatus(pr, {}, [
+        { type: "Ready", status: "False", reason: "DeletionBlocked", message: step.message },
+      ]);
+      return true;
+    case "keepGit":
+      Log.info(
+        `deleting ${pr.metadata.namespace}/${pr.metadata.name}; git left alone: ${step.reason}`,
+      );
+      await removeFinalizer(pr);
+      // Only when its package lives on: otherwise everything around it is being deleted too.
+      if (facts.repository && !facts.repository.deleting && !facts.namespaceTerminating) {
+        await recordEvent(
+          pr,
+          "Normal",
+          "GitContentKept",
+          `deleted without touching git: ${step.reason}`,
+        );
+        await refreshLatestLabels(pr);
+      }
+      return true;
+    case "deleteGit":
+      try {
+        await store?.deletePackage(gitKey(pr));
+      } catch (error) {
+        if (!isGitStoreError(error, "NotFound")) {
+          Log.warn(`deleting ${pr.metadata.name} from git failed: ${errorMessage(error)}`);
+          throw new Error(`failed to delete package from git: ${errorMessage(error)}`);
+        }
+      }
+      break;
+    case "release":
+      break;
   }
   await removeFinalizer(pr);
   await refreshLatestLabels(pr);

@@ -2,6 +2,7 @@ import { K8s } from "pepr";
 import { PackageRevision } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { isPermanentError } from "../../lib/controller/permanent-error";
+import { recordedRepositoryUid } from "../../lib/packages/deletion";
 import { isNotFound } from "../shared/api-errors";
 import { storeForName } from "../shared/content-stores";
 import { splitKey } from "../shared/controller";
@@ -49,6 +50,13 @@ async function reconcileSteps(pr: PackageRevision): Promise<ReconcileResult | vo
     const message = `repository "${pr.spec.repository}" not found`;
     return void (await applyCoreStatus(pr, {}, [
       { type: "Ready", status: "False", reason: "Failed", message },
+    ]));
+  }
+  const recorded = recordedRepositoryUid(pr);
+  if (recorded && recorded !== repo.repo.metadata?.uid) {
+    const message = `made under an earlier Repository "${pr.spec.repository}" (UID ${recorded}); this one was re-created since (UID ${repo.repo.metadata?.uid}) and is not changed through this object: delete it, and the Repository's sync mirrors what git has`;
+    return void (await applyCoreStatus(pr, {}, [
+      { type: "Ready", status: "False", reason: "RepositoryReplaced", message },
     ]));
   }
   if (!(await reconcileSource(pr, repo.repo, repo.store))) return;

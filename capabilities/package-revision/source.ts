@@ -1,5 +1,7 @@
+import { K8s } from "pepr";
+import { isDeepStrictEqual } from "node:util";
 import { PackageRevision, Repository } from "../../crd-types";
-import type { ContentStore } from "../../lib/git";
+import type { ContentStore, PackageRevisionInfo } from "../../lib/git";
 import { failureReason, isGitStoreError, lockOf, readKptfile } from "../../lib/git";
 import {
   clonePackage,
@@ -12,6 +14,7 @@ import type { MergeConflict } from "../../lib/kpt";
 import { ConditionInput } from "../../lib/kubernetes/conditions";
 import { isPermanentError } from "../../lib/controller/permanent-error";
 import { assertSafeFileNames } from "../../lib/packages/content-readiness";
+import { workspaceTakenProblem } from "../../lib/validation";
 import { errorMessage } from "../shared/api-errors";
 import { recordEvent } from "../shared/events";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
@@ -125,17 +128,50 @@ function upgradeCondition(conflicts: MergeConflict[] | undefined): ConditionInpu
   ];
 }
 
-/** Commits the source's files to a new draft branch; an earlier attempt's draft is reused. */
+/** Git already has this package and workspace, and not as this object's source made it. */
+class WorkspaceTakenError extends Error {}
+
+async function workspaceTakenMessage(pr: PackageRevision): Promise<string> {
+  const spec = pr.spec ?? {};
+  const others = await K8s(PackageRevision)
+    .InNamespace(pr.metadata?.namespace ?? "")
+    .WithField("spec.repository", spec.repository ?? "")
+    .WithField("spec.packageName", spec.packageName ?? "")
+    .WithField("spec.workspaceName", spec.workspaceName ?? "")
+    .Get();
+  return (
+    workspaceTakenProblem(
+      { name: pr.metadata?.name ?? "", ...spec },
+      others.items.map(o => ({ name: o.metadata?.name ?? "", ...o.spec })),
+    ) ??
+    `spec.workspaceName: package "${spec.packageName}" of repository "${spec.repository}" already has workspace "${spec.workspaceName}" in git, not made by this PackageRevision (an earlier object's or from outside); choose another workspaceName`
+  );
+}
+
+/**
+ * Commits the source's files to a new draft branch. A draft already there is reused only when
+ * it holds exactly these files (this object's attempt, interrupted before it wrote the
+ * status); anything else belongs to someone else and is not taken over.
+ */
 async function commitDraft(pr: PackageRevision, store: ContentStore, result: SourceResult) {
   try {
     const draft = await store.createNewDraft(gitKey(pr));
     await draft.updateResources(result.files, `${result.creationSource} ${pr.metadata?.name}`);
     return await draft.closeDraft();
   } catch (error) {
-    // Pushed by an attempt that was interrupted before it wrote the status: keep that draft.
     if (!isGitStoreError(error, "AlreadyExists")) throw error;
-    return (await store.getPackageContent(gitKey(pr))).info;
+    const existing = await store.getPackageContent(gitKey(pr));
+    const ours =
+      (existing.info.lifecycle === "Draft" || existing.info.lifecycle === "Proposed") &&
+      isDeepStrictEqual(existing.files, result.files);
+    if (ours) return existing.info;
+    throw new WorkspaceTakenError(await workspaceTakenMessage(pr));
   }
+}
+
+async function sourceFailed(pr: PackageRevision, reason: string, message: string) {
+  await applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason, message }]);
+  await applyRenderStatus(pr, {}, { type: "Rendered", status: "False", reason, message });
 }
 
 /**
@@ -162,12 +198,17 @@ export async function reconcileSource(
       isPermanentError(error);
     if (!known) throw error;
     const reason = isPermanentError(error) ? error.reason : failureReason(error, "Failed");
-    const message = `create draft: ${errorMessage(error)}`;
-    await applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason, message }]);
-    await applyRenderStatus(pr, {}, { type: "Rendered", status: "False", reason, message });
+    await sourceFailed(pr, reason, `create draft: ${errorMessage(error)}`);
     return false;
   }
-  const info = await commitDraft(pr, store, result);
+  let info: PackageRevisionInfo;
+  try {
+    info = await commitDraft(pr, store, result);
+  } catch (error) {
+    if (!(error instanceof WorkspaceTakenError)) throw error;
+    await sourceFailed(pr, "AlreadyExists", error.message);
+    return false;
+  }
   await writeResources(pr, result.files, MANAGER.core);
   const selfLock = lockOf(store.config.url, info);
   const kptfile = readKptfile(result.files.Kptfile ?? "");

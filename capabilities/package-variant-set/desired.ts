@@ -9,7 +9,8 @@ import {
   TemplateError,
 } from "../../lib/package-variant-set";
 import { selectUpstream, upstreamNotFoundMessage } from "../../lib/packages/upstream";
-import { validatePackageVariantSet } from "../../lib/validation";
+import { packageVariantSetKindProblems, validatePackageVariantSet } from "../../lib/validation";
+import { readableKindPolicy } from "../shared/readable-kinds";
 import { cachedPackageRevisions } from "../shared/revision-cache";
 import { emptyOutcome, SetOutcome, stall } from "./status";
 import { unrollTargets } from "./targets";
@@ -80,7 +81,10 @@ export interface DesiredSet {
  */
 export async function computeDesiredSet(set: PackageVariantSet): Promise<DesiredSet> {
   const outcome = emptyOutcome();
-  const problems = validatePackageVariantSet(set.spec);
+  const problems = [
+    ...validatePackageVariantSet(set.spec),
+    ...packageVariantSetKindProblems(set.spec, await readableKindPolicy()),
+  ];
   if (problems.length > 0) {
     stall(outcome, "ValidationError", problems.join("; "));
     return { outcome, plannable: false, complete: false };

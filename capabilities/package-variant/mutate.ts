@@ -14,6 +14,7 @@ import {
 } from "../../lib/package-variant";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 import { getObject, resolveKind } from "../shared/discovery";
+import { unreadableKind } from "../shared/readable-kinds";
 import { writeResources } from "../shared/package-resources";
 import { contentOf } from "../shared/revision-content";
 import { createDraft } from "./revisions";
@@ -32,6 +33,10 @@ async function fetchInCluster(refs: InClusterRef[]): Promise<FetchedObjects> {
   const fetched = new Map<string, FetchOutcome>();
   await Promise.all(
     refs.map(async ref => {
+      // The package names the kind: an upstream author may not widen what the operator reads.
+      const unreadable = unreadableKind("config injection", ref.apiVersion, ref.kind, true);
+      if (unreadable)
+        return void fetched.set(inClusterKey(ref), { status: "error", message: unreadable });
       try {
         const object = await getObject(
           await resolveKind(ref.apiVersion, ref.kind),

@@ -12,12 +12,13 @@ import {
 } from "../../lib/package-variant";
 import { UpgradeError } from "../../lib/kpt";
 import { selectUpstream } from "../../lib/packages/upstream";
-import { validatePackageVariant } from "../../lib/validation";
+import { packageVariantKindProblems, validatePackageVariant } from "../../lib/validation";
 import { execPolicy } from "../shared/exec-policy";
 import { errorMessage, isNotFound } from "../shared/api-errors";
 import { splitKey } from "../shared/controller";
 import { recordEvent } from "../shared/events";
 import { SourceError } from "../shared/revision-content";
+import { readableKindPolicy } from "../shared/readable-kinds";
 import { reconcileFinalizer } from "./finalizer";
 import { checkMutations, upgradeInPlace } from "./mutate";
 import { applyChange, createDraft, relevantRevisions } from "./revisions";
@@ -103,7 +104,11 @@ export async function reconcilePackageVariant(key: string): Promise<void> {
   variants.upsert(pv, key);
   if (await reconcileFinalizer(pv)) return;
 
-  const problems = validatePackageVariant(pv.spec, execPolicy);
+  // The admission rules again: the object may have been written while the webhook was down.
+  const problems = [
+    ...validatePackageVariant(pv.spec, execPolicy),
+    ...packageVariantKindProblems(pv.spec, await readableKindPolicy()),
+  ];
   if (problems.length > 0)
     return writeVariantStatus(pv, {
       stalled: problems.join("; "),

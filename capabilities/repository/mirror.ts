@@ -163,6 +163,9 @@ async function deleteMirror(pr: PackageRevision): Promise<void> {
     .catch(e => (isNotFound(e) ? undefined : Promise.reject(e)));
 }
 
+const workspaceOf = (r: { packageName?: string; workspaceName?: string }) =>
+  `${r.packageName ?? ""}\u0000${r.workspaceName ?? ""}`;
+
 export interface MirrorResult {
   created: number;
   deleted: number;
@@ -180,7 +183,10 @@ export async function mirrorRevisions(
   revisions: PackageRevisionInfo[],
   existing: PackageRevision[],
 ): Promise<MirrorResult> {
+  // An object created through the API under another name stands for its package and
+  // workspace too: mirroring a second one would give that content two owners.
   const byName = new Map(existing.map(pr => [pr.metadata?.name ?? "", pr]));
+  const byWorkspace = new Map(existing.map(pr => [workspaceOf(pr.spec ?? {}), pr]));
   const inGit = new Set<string>();
   let created = 0;
   await mapLimit(revisions, CONCURRENCY, async info => {
@@ -189,11 +195,14 @@ export async function mirrorRevisions(
       info.packageName,
       info.workspaceName,
     );
-    inGit.add(name);
-    const pr = byName.get(name);
+    inGit.add(workspaceOf(info));
+    const pr = byName.get(name) ?? byWorkspace.get(workspaceOf(info));
     try {
-      if (pr) await refreshMirror(store, info, pr);
-      else {
+      // Created through the API and its source not run yet: what git has may not be its
+      // content (the source step says whether it is), so git is not mirrored into it.
+      if (pr) {
+        if (!pr.spec?.source || backedByGit(pr)) await refreshMirror(store, info, pr);
+      } else {
         await createMirror(repo, store, info);
         created++;
       }
@@ -202,7 +211,7 @@ export async function mirrorRevisions(
       if (!isGitStoreError(error, "NotFound")) throw error;
     }
   });
-  const gone = existing.filter(pr => !inGit.has(pr.metadata?.name ?? "") && backedByGit(pr));
+  const gone = existing.filter(pr => !inGit.has(workspaceOf(pr.spec ?? {})) && backedByGit(pr));
   await mapLimit(gone, CONCURRENCY, deleteMirror);
   await updateLatestLabels(await listMirrored(repo));
   return {

@@ -1,4 +1,5 @@
 import { K8s, kind } from "pepr";
+import { pathSegmentNameProblem } from "../../lib/validation";
 import { httpStatus } from "./api-errors";
 
 /** Where a kind is served: what a list or a watch needs and a label selector alone lacks. */
@@ -12,6 +13,29 @@ export interface ResourceType {
 
 /** The API serves no such kind (a CRD not installed yet): seed 000's NoMatchError. */
 export class NoMatchError extends Error {}
+
+/**
+ * Tenants' objects are read only in their own namespace: a cluster-scoped kind is never listed
+ * or fetched for them, whatever the allow-list says.
+ */
+export class ClusterScopedError extends Error {}
+
+function namespacedPath(type: ResourceType, namespace: string): string {
+  if (!type.namespaced || !namespace)
+    throw new ClusterScopedError(
+      `${apiVersionOf(type)}/${type.kind} is cluster-scoped; only namespaced kinds are read, in the object's own namespace`,
+    );
+  return `${groupVersionPath(type.group, type.version)}/namespaces/${segment(namespace)}/${type.plural}`;
+}
+
+/** A name as one path segment: never `..` or a `/` that would address another object. */
+function segment(name: string): string {
+  const problem = pathSegmentNameProblem(name);
+  if (problem) throw new InvalidNameError(`object name ${JSON.stringify(name)} ${problem}`);
+  return encodeURIComponent(name);
+}
+
+export class InvalidNameError extends Error {}
 
 interface APIResourceList {
   resources: { name: string; kind: string; namespaced: boolean }[];
@@ -36,7 +60,10 @@ export async function resolveKind(apiVersion: string, kindName: string): Promise
   const cacheKey = `${apiVersion}/${kindName}`;
   const hit = cache.get(cacheKey);
   if (hit && Date.now() - hit.at < TTL_MS) return hit.type;
-  const [group, version] = apiVersion.includes("/") ? apiVersion.split("/") : ["", apiVersion];
+  const parts = apiVersion.split("/");
+  const [group, version] = parts.length === 1 ? ["", apiVersion] : parts;
+  if (parts.length > 2 || parts.some(p => p === "" || pathSegmentNameProblem(p)))
+    throw new NoMatchError(`no kind "${kindName}" is registered for version "${apiVersion}"`);
   let list: APIResourceList;
   try {
     list = await rawGet<APIResourceList>(groupVersionPath(group, version));
@@ -72,16 +99,13 @@ export interface ListedObject {
   };
 }
 
-/** Lists objects of any kind in a namespace, filtered by the API server, all pages. */
+/** Lists objects of a namespaced kind in one namespace, filtered by the API server, all pages. */
 export async function listObjects(
   type: ResourceType,
   namespace: string,
   selectors: { labelSelector?: string; fieldSelector?: string },
 ): Promise<ListedObject[]> {
-  const base = groupVersionPath(type.group, type.version);
-  const path = type.namespaced
-    ? `${base}/namespaces/${namespace}/${type.plural}`
-    : `${base}/${type.plural}`;
+  const path = namespacedPath(type, namespace);
   const items: ListedObject[] = [];
   let continueToken: string | undefined;
   do {
@@ -106,16 +130,13 @@ export async function listObjects(
   return items;
 }
 
-/** GET one object of any kind; undefined when it does not exist. */
+/** GET one object of a namespaced kind in one namespace; undefined when it does not exist. */
 export async function getObject(
   type: ResourceType,
   namespace: string,
   name: string,
 ): Promise<ListedObject | undefined> {
-  const base = groupVersionPath(type.group, type.version);
-  const path = type.namespaced
-    ? `${base}/namespaces/${namespace}/${type.plural}/${name}`
-    : `${base}/${type.plural}/${name}`;
+  const path = `${namespacedPath(type, namespace)}/${segment(name)}`;
   try {
     return await rawGet<ListedObject>(path);
   } catch (error) {

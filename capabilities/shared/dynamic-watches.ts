@@ -1,16 +1,19 @@
 import { K8s, kind, Log } from "pepr";
 import { errorMessage } from "./api-errors";
 import { resolveKind } from "./discovery";
+import { unreadableKind } from "./readable-kinds";
 
 export type OnObject = (apiVersion: string, kindName: string, obj: kind.GenericKind) => void;
 
 /**
  * Watches of kinds only known at run time: the kinds PackageVariantSets select and the kinds
  * PackageVariants inject. One watch per kind and subscriber; a kind the API does not serve yet
- * is tried again on the next call.
+ * is tried again on the next call. Only readable kinds (the admin's allow-list, namespaced) are
+ * watched: specs that name others are refused, and the operator has no RBAC to watch them.
  */
 export class DynamicWatches {
   readonly #watching = new Map<string, { close(): void }>();
+  readonly #refused = new Set<string>();
 
   constructor(
     private readonly purpose: string,
@@ -20,11 +23,19 @@ export class DynamicWatches {
   /** Ensures a watch on each "apiVersion/Kind" of `kinds`. */
   async ensure(kinds: Iterable<string>): Promise<void> {
     for (const key of kinds) {
-      if (this.#watching.has(key)) continue;
+      if (this.#watching.has(key) || this.#refused.has(key)) continue;
       const slash = key.lastIndexOf("/");
       const [apiVersion, kindName] = [key.slice(0, slash), key.slice(slash + 1)];
       try {
-        const type = await resolveKind(apiVersion, kindName);
+        const unlisted = unreadableKind(key, apiVersion, kindName, true);
+        const type = unlisted ? undefined : await resolveKind(apiVersion, kindName);
+        const refused =
+          unlisted ?? (type && unreadableKind(key, apiVersion, kindName, type.namespaced));
+        if (refused || !type) {
+          this.#refused.add(key);
+          Log.info(`not watching for ${this.purpose}: ${refused}`);
+          continue;
+        }
         const watcher = K8s(kind.GenericKind, {
           kindOverride: {
             group: type.group,

@@ -42,3 +42,13 @@ export function packagePathProblem(path: string): string | undefined {
 export function isDns1123Label(value: string): boolean {
   return value.length <= 63 && DNS1123_LABEL.test(value);
 }
+
+/**
+ * apimachinery's IsValidPathSegmentName: an object name becomes a segment of a URL path, so
+ * `.`, `..`, `/` and `%` would make a GET read another path (another kind, another namespace).
+ */
+export function pathSegmentNameProblem(name: string): string | undefined {
+  if (name === "." || name === "..") return `may not be '${name}'`;
+  if (/[/%]/.test(name)) return "may not contain '/' or '%'";
+  return undefined;
+}

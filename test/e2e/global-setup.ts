@@ -11,6 +11,15 @@ export default async function globalSetup(): Promise<void> {
   process.env.PORCH_PEPR_EXEC_ALLOWLIST = "e2e-identity=/usr/bin/cat";
   // Git calls to the tests' hostile listeners end within the tests' waits (default: 5 min).
   process.env.PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS ??= "30000";
+  // The custom kinds the tests inject and select, and a cluster-scoped kind listed to show it
+  // is refused all the same (the module inherits this environment).
+  process.env.PORCH_PEPR_READABLE_KINDS ??= [
+    "v1/ConfigMap",
+    "config.porch.kpt.dev/v1alpha1/Repository",
+    "e2e.porch.dev/v1/SiteConfig",
+    "e2e.porch.dev/v1/Site",
+    "v1/Namespace",
+  ].join(",");
   const env = await startEnvironment({ purpose: "test" });
   process.env.KUBECONFIG = env.kubeconfig;
   process.env.PORCH_PEPR_E2E_GIT_URL = env.git.url;

@@ -21,8 +21,15 @@ const asTenant = (args: string[], input?: string) => kubectl([...args, "--as", T
 function grantTenant(namespace: string): void {
   const rules = [
     {
+      // Not the status subresources: status is the operator's record of what it did.
       apiGroups: ["porch.kpt.dev", "config.porch.kpt.dev"],
-      resources: ["*"],
+      resources: [
+        "repositories",
+        "packagevariants",
+        "packagevariantsets",
+        "packagerevisions",
+        "packagerevisionresources",
+      ],
       verbs: ["get", "list", "watch", "create", "update", "patch", "delete"],
     },
     { apiGroups: [""], resources: ["configmaps"], verbs: ["*"] },
