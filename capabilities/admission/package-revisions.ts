@@ -7,10 +7,10 @@ import {
   repositoryUidProblem,
   validatePackageRevision,
   validatePackageRevisionResources,
-  workspaceTakenProblem,
 } from "../../lib/validation";
 import { copySourceProblem } from "../../lib/packages/lifecycle";
 import { errorMessage, isNotFound } from "../shared/api-errors";
+import { workspaceTakenBy } from "../shared/workspace-owners";
 import { answer, requestContext, secretProblems } from "./requests";
 import { execPolicy } from "../shared/exec-policy";
 
@@ -34,17 +34,7 @@ async function copySourceProblems(req: PeprValidateRequest<PackageRevision>): Pr
 
 /** A new revision may not name a package and workspace another object already has. */
 async function workspaceProblems(pr: PackageRevision): Promise<string[]> {
-  const spec = pr.spec ?? {};
-  const others = await K8s(PackageRevision)
-    .InNamespace(pr.metadata?.namespace ?? "")
-    .WithField("spec.repository", spec.repository ?? "")
-    .WithField("spec.packageName", spec.packageName ?? "")
-    .WithField("spec.workspaceName", spec.workspaceName ?? "")
-    .Get();
-  const problem = workspaceTakenProblem(
-    { name: pr.metadata?.name ?? "", ...spec },
-    others.items.map(o => ({ name: o.metadata?.name ?? "", ...o.spec })),
-  );
+  const problem = await workspaceTakenBy(pr);
   return problem ? [problem] : [];
 }
 

@@ -1,4 +1,3 @@
-import { K8s } from "pepr";
 import { isDeepStrictEqual } from "node:util";
 import { PackageRevision, Repository } from "../../crd-types";
 import type { ContentStore, PackageRevisionInfo } from "../../lib/git";
@@ -14,7 +13,7 @@ import type { MergeConflict } from "../../lib/kpt";
 import { ConditionInput } from "../../lib/kubernetes/conditions";
 import { isPermanentError } from "../../lib/controller/permanent-error";
 import { assertSafeFileNames } from "../../lib/packages/content-readiness";
-import { workspaceTakenProblem } from "../../lib/validation";
+import { workspaceTakenBy } from "../shared/workspace-owners";
 import { errorMessage } from "../shared/api-errors";
 import { recordEvent } from "../shared/events";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
@@ -133,17 +132,8 @@ class WorkspaceTakenError extends Error {}
 
 async function workspaceTakenMessage(pr: PackageRevision): Promise<string> {
   const spec = pr.spec ?? {};
-  const others = await K8s(PackageRevision)
-    .InNamespace(pr.metadata?.namespace ?? "")
-    .WithField("spec.repository", spec.repository ?? "")
-    .WithField("spec.packageName", spec.packageName ?? "")
-    .WithField("spec.workspaceName", spec.workspaceName ?? "")
-    .Get();
   return (
-    workspaceTakenProblem(
-      { name: pr.metadata?.name ?? "", ...spec },
-      others.items.map(o => ({ name: o.metadata?.name ?? "", ...o.spec })),
-    ) ??
+    (await workspaceTakenBy(pr)) ??
     `spec.workspaceName: package "${spec.packageName}" of repository "${spec.repository}" already has workspace "${spec.workspaceName}" in git, not made by this PackageRevision (an earlier object's or from outside); choose another workspaceName`
   );
 }

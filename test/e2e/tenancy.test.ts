@@ -18,6 +18,20 @@ let published: string;
 
 const asTenant = (args: string[], input?: string) => kubectl([...args, "--as", TENANT], input);
 
+/** A tenant's patch that names a controller's field manager, as anyone may. */
+const patchAsController = (resource: string, manager: string, type: string, patch: unknown) =>
+  asTenant([
+    "patch",
+    resource,
+    published,
+    "-n",
+    ns,
+    `--field-manager=${manager}`,
+    `--type=${type}`,
+    "-p",
+    JSON.stringify(patch),
+  ]);
+
 function grantTenant(namespace: string): void {
   const rules = [
     {
@@ -95,8 +109,9 @@ beforeAll(async () => {
   ]);
   registerRepository(ns, "catalog", url);
   published = "catalog.app.v1";
-  await eventually("the published revision mirrored", () =>
-    getJson<PR>("packagerevision", published, ns)?.spec.lifecycle === "Published"
+  await eventually("the published revision and its files mirrored", () =>
+    getJson<PR>("packagerevision", published, ns)?.spec.lifecycle === "Published" &&
+    getJson("packagerevisionresources", published, ns)
       ? true
       : undefined,
   );
@@ -105,51 +120,25 @@ afterAll(() => deleteNamespace(ns, ["packagerevisions", "repositories"]));
 
 describe("admission decides trust by identity, not by field manager", () => {
   it("refuses a tenant's edit of a published revision's files under a controller's field manager", () => {
-    const result = asTenant([
-      "patch",
-      "packagerevisionresources",
-      published,
-      "-n",
-      ns,
-      "--field-manager=packagerev-controller",
-      "--type=json",
-      "-p",
-      JSON.stringify([
-        { op: "add", path: "/spec/resources/extra.yaml", value: "kind: ConfigMap\n" },
-      ]),
+    const result = patchAsController("packagerevisionresources", "packagerev-controller", "json", [
+      { op: "add", path: "/spec/resources/extra.yaml", value: "kind: ConfigMap\n" },
     ]);
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("the files of a Published revision are read-only");
   });
 
   it("refuses a tenant's impossible lifecycle move under a controller's field manager", () => {
-    const result = asTenant([
-      "patch",
-      "packagerevision",
-      published,
-      "-n",
-      ns,
-      "--field-manager=repository-controller",
-      "--type=merge",
-      "-p",
-      JSON.stringify({ spec: { lifecycle: "Draft" } }),
-    ]);
+    const result = patchAsController("packagerevision", "repository-controller", "merge", {
+      spec: { lifecycle: "Draft" },
+    });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain("a Published revision cannot go back to Draft");
   });
 
   it("keeps a revision's identity immutable in the schema itself, before any webhook", () => {
-    const result = asTenant([
-      "patch",
-      "packagerevision",
-      published,
-      "-n",
-      ns,
-      "--field-manager=packagerev-controller",
-      "--type=merge",
-      "-p",
-      JSON.stringify({ spec: { packageName: "x", workspaceName: "w" } }),
-    ]);
+    const result = patchAsController("packagerevision", "packagerev-controller", "merge", {
+      spec: { packageName: "x", workspaceName: "w" },
+    });
     expect(result.code).not.toBe(0);
     // "is invalid" is the API server's schema validation, which runs before admission webhooks,
     // so these rules hold while the webhook is down.
