@@ -24,7 +24,8 @@ export function denyProblems<T extends WithSpec>(
   return async req => {
     try {
       const old = req.OldResource as WithSpec | undefined;
-      if (req.Raw.metadata?.deletionTimestamp) return req.Approve();
+      // Not "terminating, so admitted": a tenant's own finalizer can hold an object terminating
+      // while its spec is edited; finalizer removals leave the spec alone.
       if (req.Request.operation === "UPDATE" && isDeepStrictEqual(old?.spec, req.Raw.spec)) {
         return req.Approve();
       }

@@ -11,13 +11,13 @@ type Response = ReturnType<PeprValidateRequest<Repository>["Approve"]>;
 /**
  * A Repository's URL must pass the operator's git URL policy, and it may name only credentials
  * its author may read (the operator reads them). An unchanged spec is admitted, so an object
- * made under an older policy can still be finalized.
+ * made under an older policy can still be finalized; a terminating object's changed spec is
+ * checked like any other (a tenant's own finalizer can hold an object terminating).
  */
 export async function validateRepositoryRequest(
   req: PeprValidateRequest<Repository>,
 ): Promise<Response> {
   try {
-    if (req.Raw.metadata?.deletionTimestamp) return req.Approve();
     const old = req.OldResource as Repository | undefined;
     if (old && isDeepStrictEqual(old.spec, req.Raw.spec)) return req.Approve();
     const ctx = await requestContext(req);

@@ -47,7 +47,7 @@ async function reconcileSteps(pr: PackageRevision): Promise<ReconcileResult | vo
   if (!pr.spec?.lifecycle) return;
   const repo = await storeForName(pr.metadata?.namespace ?? "", pr.spec.repository ?? "");
   if (!repo) {
-    const message = `repository "${pr.spec.repository}" not found`;
+    const message = `repository "${pr.spec.repository}" not found or being deleted`;
     return void (await applyCoreStatus(pr, {}, [
       { type: "Ready", status: "False", reason: "Failed", message },
     ]));

@@ -32,17 +32,16 @@ export function operatorUsername(): Promise<string> {
   own ??= review<{ userInfo?: { username?: string } }>(
     "/apis/authentication.k8s.io/v1/selfsubjectreviews",
     { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
-  ).then(
-    status => {
+  )
+    .then(status => {
       const name = status.userInfo?.username;
       if (!name) throw new Error("SelfSubjectReview returned no user name");
       return name;
-    },
-    error => {
-      own = undefined;
+    })
+    .catch(error => {
+      own = undefined; // asked again next time, whichever step failed
       throw error;
-    },
-  );
+    });
   return own;
 }
 

@@ -78,8 +78,14 @@ export async function rawStore(
   return openContentStore(config, { cacheRoot: join(cacheRoot, "raw"), log: storeLog });
 }
 
-/** The store of a Repository, (re)built when its settings or credentials changed. */
+/**
+ * The store of a Repository, (re)built when its settings or credentials changed. Never for a
+ * Repository being deleted: admission lets a terminating object's spec through unchecked only
+ * while it is unchanged, but its credentials are not read for it in any case.
+ */
 export async function storeFor(repo: Repository): Promise<ContentStore> {
+  if (repo.metadata?.deletionTimestamp)
+    throw new Error(`Repository "${repo.metadata.name}" is being deleted: git is not used for it`);
   const key = repositoryKey(repo.metadata?.namespace ?? "", repo.metadata?.name ?? "");
   const config = await repositoryConfig(repo);
   const existing = stores.get(key);
@@ -94,7 +100,10 @@ export async function storeFor(repo: Repository): Promise<ContentStore> {
   return store;
 }
 
-/** The store of the Repository `name` in `namespace`; undefined when it does not exist. */
+/**
+ * The store of the Repository `name` in `namespace`; undefined when it does not exist or is
+ * being deleted (its revisions leave git alone then).
+ */
 export async function storeForName(
   namespace: string,
   name: string,
@@ -107,6 +116,7 @@ export async function storeForName(
     if (isNotFound(error)) return undefined;
     throw error;
   }
+  if (repo.metadata?.deletionTimestamp) return undefined;
   return { repo, store: await storeFor(repo) };
 }
 

@@ -29,7 +29,9 @@ export async function contentOf(
   }
   const repo = await storeForName(namespace, pr.spec?.repository ?? "");
   if (!repo)
-    throw new SourceError(`repository "${pr.spec?.repository}" of ${role} "${name}" not found`);
+    throw new SourceError(
+      `repository "${pr.spec?.repository}" of ${role} "${name}" not found or being deleted`,
+    );
   const content = await repo.store.getPackageContent(gitKey(pr));
   const lock = lockOf(repo.store.config.url, content.info).git;
   return { pr, content, lock };

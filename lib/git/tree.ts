@@ -100,6 +100,13 @@ export async function replaceSubtree(
   const parts = path.split("/").filter(p => p !== "");
   if (parts.length === 0)
     throw new GitStoreError("InvalidArgument", "package path must not be empty");
+  // A package name or repository directory is part of every path written below it.
+  const problem = fileNameProblem(parts.join("/"));
+  if (problem)
+    throw new GitStoreError(
+      "InvalidArgument",
+      `invalid package path ${printableName(path)}: it ${problem}`,
+    );
   const result = await replaceIn(client, rootTree, parts, subtree);
   return result ?? client.writeTree([]);
 }

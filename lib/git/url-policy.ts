@@ -53,6 +53,12 @@ export function gitUrlPolicyFromEnv(env: NodeJS.ProcessEnv): GitUrlPolicy {
 export function gitUrlProblem(url: string, policy: GitUrlPolicy): string | undefined {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url.trim()))
     return `${JSON.stringify(redact(url))} is not a URL; use https://host/path`;
+  // The policy reads the URL as WHATWG does, git and curl read the same string otherwise: "\"
+  // is "/" to one and part of a user name to the other ("https://good.example\@169.254.169.254"
+  // connects to the second host), tabs and newlines vanish for one only. Refuse what they read
+  // differently rather than guess which reading git will use.
+  if (/[\\\s\p{Cc}]/u.test(url))
+    return "the URL contains a backslash, whitespace or a control character; write it as https://host/path";
   let parsed: URL;
   try {
     parsed = new URL(url.trim());

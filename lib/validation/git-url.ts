@@ -1,3 +1,4 @@
+import { fileNameProblem } from "../packages/file-names";
 import type { PackageRevision, Repository } from "../../crd-types";
 import { gitUrlProblem, type GitUrlPolicy } from "../git/url-policy";
 
@@ -6,10 +7,15 @@ export function validateRepository(
   spec: Repository["spec"] | undefined,
   policy: GitUrlPolicy,
 ): string[] {
+  const problems: string[] = [];
   const repo = spec?.git?.repo;
-  if (repo === undefined) return [];
-  const problem = gitUrlProblem(repo, policy);
-  return problem ? [`spec.git.repo: ${problem}`] : [];
+  const problem = repo === undefined ? undefined : gitUrlProblem(repo, policy);
+  if (problem) problems.push(`spec.git.repo: ${problem}`);
+  // Every package path starts with the directory: it is held to the package file-name rule.
+  const directory = (spec?.git?.directory ?? "").replace(/^\/+|\/+$/g, "");
+  const directoryProblem = directory === "" ? undefined : fileNameProblem(directory);
+  if (directoryProblem) problems.push(`spec.git.directory ${directoryProblem}`);
+  return problems;
 }
 
 /** The same rule for a raw git clone source (spec.source.cloneFrom.git.repo). */

@@ -204,6 +204,40 @@ describe("a Secret is used only by those who may read it", () => {
     expect(result.stderr).toContain(`spec.git.secretRef: "${TENANT}" may not get Secret "private"`);
   });
 
+  it("denies that edit on a Repository the tenant holds terminating with a finalizer of their own", () => {
+    const held = JSON.stringify({
+      apiVersion: "config.porch.kpt.dev/v1alpha1",
+      kind: "Repository",
+      metadata: { name: "held", finalizers: ["example.com/hold"] },
+      spec: { git: { repo: "http://127.0.0.1:9/held.git", branch: "main" } },
+    });
+    expect(asTenant(["apply", "-n", ns, "-f", "-"], held).code).toBe(0);
+    expect(asTenant(["delete", "repository", "held", "-n", ns, "--wait=false"]).code).toBe(0);
+    const result = asTenant([
+      "patch",
+      "repository",
+      "held",
+      "-n",
+      ns,
+      "--type=merge",
+      "-p",
+      JSON.stringify({ spec: { git: { secretRef: { name: "private" } } } }),
+    ]);
+    expect(result.stderr).toContain(`spec.git.secretRef: "${TENANT}" may not get Secret "private"`);
+    // The tenant's finalizer goes with an unchanged spec, as any finalizer does.
+    const released = asTenant([
+      "patch",
+      "repository",
+      "held",
+      "-n",
+      ns,
+      "--type=merge",
+      "-p",
+      JSON.stringify({ metadata: { finalizers: null } }),
+    ]);
+    expect(released.stderr).toBe("");
+  });
+
   it("denies a clone from a raw git URL with a Secret the tenant cannot read", () => {
     const result = asTenant(
       ["apply", "-n", ns, "-f", "-"],

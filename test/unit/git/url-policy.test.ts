@@ -221,3 +221,26 @@ describe("configuration", () => {
     expect(gitNetworkFromEnv({}).maxResponseBytes).toBe(512 * 1024 * 1024);
   });
 });
+
+describe("URLs that git and the policy would read differently", () => {
+  // WHATWG parsing (the policy's) takes "\" for "/" and drops tabs and newlines; git and curl
+  // take "good.example\" for a user name and connect to the host after "@".
+  it.each([
+    "https://example.com\\@169.254.169.254/x",
+    "http://localhost\\@10.0.0.5/repo.git",
+    "https://example.com/\\x",
+    "https://exa\tmple.com/repo.git",
+    "https://example.com/repo.git\n",
+    "https://example.com /repo.git",
+    "https://example.com/re\u0000po.git",
+  ])("refuses %j", url => {
+    expect(gitUrlProblem(url, ANY)).toMatch(
+      /^the URL contains a backslash, whitespace or a control character/,
+    );
+  });
+
+  it("refuses a host written other than as parsed", () => {
+    expect(gitUrlProblem("https://example.com%2f@169.254.169.254/x", ANY)).toBeDefined();
+    expect(gitUrlProblem("https://EXAMPLE.com/repo.git", ANY)).toBeUndefined();
+  });
+});

@@ -16,6 +16,22 @@ describe("git URLs at admission", () => {
     expect(validateRepository({} as Repository["spec"], policy)).toEqual([]);
   });
 
+  it("holds a Repository's directory to the package file-name rule", () => {
+    const spec = (directory: string) =>
+      ({
+        type: "git",
+        git: { repo: "https://github.com/org/r.git", directory },
+      }) as Repository["spec"];
+    expect(validateRepository(spec("/"), policy)).toEqual([]);
+    expect(validateRepository(spec("/packages/"), policy)).toEqual([]);
+    expect(validateRepository(spec(".git"), policy)).toEqual([
+      'spec.git.directory has a ".git" component',
+    ]);
+    expect(validateRepository(spec("a/../.."), policy)).toEqual([
+      'spec.git.directory has a ".." segment',
+    ]);
+  });
+
   it("refuses the same for a raw git clone source", () => {
     const spec = (repo: string) =>
       ({
