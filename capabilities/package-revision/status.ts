@@ -38,22 +38,31 @@ function conditionsOf(
   return conditions;
 }
 
-async function apply(
+/** A server-side apply of one part of the revision, the status (subresource) or the spec. */
+function applyPart(
   pr: PackageRevision,
-  status: Status,
+  part: { status: Status } | { spec: NonNullable<PackageRevision["spec"]> },
   manager: string,
 ): Promise<PackageRevision> {
-  const updated = await serverSideApply(
+  return serverSideApply(
     PackageRevision,
     {
       apiVersion: "porch.kpt.dev/v1alpha2",
       kind: "PackageRevision",
       metadata: { name: pr.metadata?.name ?? "", namespace: pr.metadata?.namespace },
-      status,
+      ...part,
     },
     manager,
-    "status",
+    "status" in part ? "status" : undefined,
   );
+}
+
+async function apply(
+  pr: PackageRevision,
+  status: Status,
+  manager: string,
+): Promise<PackageRevision> {
+  const updated = await applyPart(pr, { status }, manager);
   // Later steps of the same reconcile read the status they just wrote.
   pr.status = updated.status;
   return updated;
@@ -122,16 +131,7 @@ export async function applyKptfileSpec(
   pr: PackageRevision,
   spec: Pick<NonNullable<PackageRevision["spec"]>, "readinessGates" | "packageMetadata">,
 ): Promise<void> {
-  const updated = await serverSideApply(
-    PackageRevision,
-    {
-      apiVersion: "porch.kpt.dev/v1alpha2",
-      kind: "PackageRevision",
-      metadata: { name: pr.metadata?.name ?? "", namespace: pr.metadata?.namespace },
-      spec,
-    },
-    MANAGER.kptfile,
-  );
+  const updated = await applyPart(pr, { spec }, MANAGER.kptfile);
   pr.metadata = updated.metadata;
   pr.spec = updated.spec;
 }

@@ -6,7 +6,14 @@ import {
   registerRepository,
   revision,
 } from "../support/git";
-import { createNamespace, deleteNamespace, getJson, kubectl, kubectlOk } from "../support/kubectl";
+import {
+  createNamespace,
+  deleteNamespace,
+  getJson,
+  kubectl,
+  kubectlOk,
+  mergePatchArgs,
+} from "../support/kubectl";
 import { PR } from "../support/package-revisions";
 import { eventually } from "../support/wait";
 
@@ -190,16 +197,11 @@ describe("a Secret is used only by those who may read it", () => {
       spec: { git: { repo: "http://127.0.0.1:9/tenant.git", branch: "main" } },
     });
     expect(asTenant(["apply", "-n", ns, "-f", "-"], own).code).toBe(0);
-    const result = asTenant([
-      "patch",
-      "repository",
-      "tenants",
-      "-n",
-      ns,
-      "--type=merge",
-      "-p",
-      JSON.stringify({ spec: { git: { secretRef: { name: "private" } } } }),
-    ]);
+    const result = asTenant(
+      mergePatchArgs("repository", "tenants", ns, {
+        spec: { git: { secretRef: { name: "private" } } },
+      }),
+    );
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(`spec.git.secretRef: "${TENANT}" may not get Secret "private"`);
   });
@@ -213,28 +215,16 @@ describe("a Secret is used only by those who may read it", () => {
     });
     expect(asTenant(["apply", "-n", ns, "-f", "-"], held).code).toBe(0);
     expect(asTenant(["delete", "repository", "held", "-n", ns, "--wait=false"]).code).toBe(0);
-    const result = asTenant([
-      "patch",
-      "repository",
-      "held",
-      "-n",
-      ns,
-      "--type=merge",
-      "-p",
-      JSON.stringify({ spec: { git: { secretRef: { name: "private" } } } }),
-    ]);
+    const result = asTenant(
+      mergePatchArgs("repository", "held", ns, {
+        spec: { git: { secretRef: { name: "private" } } },
+      }),
+    );
     expect(result.stderr).toContain(`spec.git.secretRef: "${TENANT}" may not get Secret "private"`);
     // The tenant's finalizer goes with an unchanged spec, as any finalizer does.
-    const released = asTenant([
-      "patch",
-      "repository",
-      "held",
-      "-n",
-      ns,
-      "--type=merge",
-      "-p",
-      JSON.stringify({ metadata: { finalizers: null } }),
-    ]);
+    const released = asTenant(
+      mergePatchArgs("repository", "held", ns, { metadata: { finalizers: null } }),
+    );
     expect(released.stderr).toBe("");
   });
 
@@ -282,5 +272,127 @@ describe("the module runs as a real install runs it", () => {
       }
     }
     expect(JSON.stringify(role.rules)).not.toContain('"*"');
+  });
+});
+
+// The rest of the issue's list, each applied by the tenant (server-side dry runs: the webhook
+// answers as it would for a real write, nothing is stored).
+describe("what a tenant applies is bounded by the operator's rules, not by the tenant's rights", () => {
+  const dryRun = (manifest: object) =>
+    asTenant(["apply", "--dry-run=server", "-n", ns, "-f", "-"], JSON.stringify(manifest));
+  const variant = (spec: object) => ({
+    apiVersion: "config.porch.kpt.dev/v1alpha1",
+    kind: "PackageVariant",
+    metadata: { name: "tenant-variant" },
+    spec: {
+      upstream: { repo: "catalog", package: "app", revision: 1 },
+      downstream: { repo: "catalog", package: "copy" },
+      ...spec,
+    },
+  });
+  const repository = (repo: string) => ({
+    apiVersion: "config.porch.kpt.dev/v1alpha1",
+    kind: "Repository",
+    metadata: { name: "tenant-url" },
+    spec: { git: { repo, branch: "main" } },
+  });
+
+  it("may not make the operator read a cluster-scoped object or an unlisted kind", () => {
+    const injected = dryRun(
+      variant({
+        injectors: [{ group: "", version: "v1", kind: "Namespace", name: "kube-system" }],
+      }),
+    );
+    expect(injected.stderr).toContain("spec.injectors[0]: v1/Namespace is cluster-scoped");
+    const selected = dryRun({
+      apiVersion: "config.porch.kpt.dev/v1alpha2",
+      kind: "PackageVariantSet",
+      metadata: { name: "tenant-set" },
+      spec: {
+        upstream: { repo: "catalog", package: "app", revision: 1 },
+        targets: [
+          {
+            objectSelector: { apiVersion: "v1", kind: "Secret" },
+            template: { downstream: { repo: "catalog" } },
+          },
+        ],
+      },
+    });
+    expect(selected.stderr).toContain(
+      "spec.targets[0].objectSelector: v1/Secret is not a readable kind",
+    );
+  });
+
+  it("may not point git at a metadata address or put credentials in a URL", () => {
+    expect(dryRun(repository("http://169.254.169.254/latest/meta-data")).stderr).toContain(
+      'spec.git.repo: host "169.254.169.254" is a link-local or cloud metadata address',
+    );
+    expect(dryRun(repository("https://user:pw@example.com/r.git")).stderr).toContain(
+      "spec.git.repo: credentials in the URL are not allowed; use secretRef",
+    );
+    expect(dryRun(repository("https://example.com\\@169.254.169.254/r.git")).stderr).toContain(
+      "spec.git.repo: the URL contains a backslash",
+    );
+  });
+
+  it("may not use a regex RE2 refuses in a template", () => {
+    const result = dryRun({
+      apiVersion: "config.porch.kpt.dev/v1alpha2",
+      kind: "PackageVariantSet",
+      metadata: { name: "tenant-regex" },
+      spec: {
+        upstream: { repo: "catalog", package: "app", revision: 1 },
+        targets: [
+          {
+            repositories: [{ name: "catalog", packageNames: ["x"] }],
+            template: {
+              labelExprs: [{ key: "k", valueExpr: "target.repo.matches('(a)\\\\1') ? 'x' : 'y'" }],
+            },
+          },
+        ],
+      },
+    });
+    expect(result.stderr).toContain(
+      "spec.targets[0].template.labelExprs[0].valueExpr: invalid regular expression",
+    );
+  });
+
+  it("may not write unsafe file names", () => {
+    const result = dryRun({
+      apiVersion: "porch.kpt.dev/v1alpha2",
+      kind: "PackageRevisionResources",
+      metadata: { name: "catalog.files.v1" },
+      spec: {
+        packageName: "files",
+        repository: "catalog",
+        workspaceName: "v1",
+        resources: { Kptfile: kptfile("files"), "../escape.yaml": "x: 1\n", "/abs.yaml": "x: 1\n" },
+      },
+    });
+    expect(result.stderr).toContain('"../escape.yaml" has a ".." segment');
+    expect(result.stderr).toContain('"/abs.yaml" is an absolute path');
+  });
+
+  it("may not run an executable the administrator did not allow", () => {
+    const result = dryRun(variant({ pipeline: { mutators: [{ exec: "/bin/sh" }] } }));
+    expect(result.stderr).toContain(
+      'spec.pipeline.mutators[0].exec: exec function "/bin/sh" is not allowed',
+    );
+  });
+
+  it("may not take over another object's package and workspace", () => {
+    const result = dryRun({
+      apiVersion: "porch.kpt.dev/v1alpha2",
+      kind: "PackageRevision",
+      metadata: { name: "mine" },
+      spec: {
+        packageName: "app",
+        repository: "catalog",
+        workspaceName: "v1",
+        lifecycle: "Draft",
+        source: { init: {} },
+      },
+    });
+    expect(result.stderr).toContain(`already has workspace "v1": PackageRevision "${published}"`);
   });
 });
