@@ -8,7 +8,7 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { tuneFluentClient } from "../capabilities/shared/kube-client-tuning";
+import { tuneFluentClient } from "../capabilities/shared/cluster/kube-client-tuning";
 import { startEnvironment, type Environment } from "../hack/environment";
 import { repoRoot } from "../hack/cluster/paths";
 import { apiFloor, floorInputs, gitFloor, withControllersFrozen } from "./floor";

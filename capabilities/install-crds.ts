@@ -1,11 +1,15 @@
-import { K8s, kind, Log } from "pepr";
+import { Log } from "pepr";
 import { crdManifests } from "../crd-types";
+import { CustomResourceDefinitionKind } from "../lib/cluster/kinds";
+import { cluster } from "./shared/cluster";
 
 const ESTABLISHED_TIMEOUT_MS = 60_000;
+/** Pepr's K8s().Apply used "pepr"; kept so an upgrade takes over the fields it applied. */
+const FIELD_MANAGER = "pepr";
 
 async function established(name: string): Promise<boolean> {
-  const crd = await K8s(kind.CustomResourceDefinition).Get(name);
-  return (crd.status?.conditions ?? []).some(c => c.type === "Established" && c.status === "True");
+  const crd = await cluster.get(CustomResourceDefinitionKind, { name });
+  return (crd?.status?.conditions ?? []).some(c => c.type === "Established" && c.status === "True");
 }
 
 async function waitEstablished(name: string): Promise<void> {
@@ -24,7 +28,7 @@ export async function installCustomResourceDefinitions(): Promise<void> {
   for (const crd of crdManifests) {
     const name = crd.metadata.name;
     try {
-      await K8s(kind.CustomResourceDefinition).Apply(crd, { force: true });
+      await cluster.apply(CustomResourceDefinitionKind, crd, FIELD_MANAGER);
     } catch (error) {
       // Without permission to write CRDs (a scoped install) the ones installed by hand still work.
       Log.warn({ crd: name, error }, "could not apply CRD; using the installed one if present");

@@ -1,4 +1,4 @@
-import { tuneFluentClient } from "./shared/kube-client-tuning";
+import { tuneFluentClient } from "./shared/cluster/kube-client-tuning";
 import { Capability, Log, PeprModule } from "pepr";
 import { installCustomResourceDefinitions } from "./install-crds";
 

@@ -9,5 +9,6 @@ export { PackageVariantSet } from "./packagevariantset-v1alpha2";
 export type { Spec as PackageVariantSetSpec, StatusObject as PackageVariantSetStatus } from "./packagevariantset-v1alpha2";
 export { Repository } from "./repository-v1alpha1";
 export type { Spec as RepositorySpec, StatusObject as RepositoryStatus } from "./repository-v1alpha1";
+export * from "./kinds";
 export { crdManifests } from "./manifests";
 export type { CrdManifest, JsonValue } from "./manifests";

@@ -124,9 +124,33 @@ function indexSource(crds: CrdInfo[], sources: Map<string, string>): string {
     );
   }
   lines.push(
+    `export * from "./kinds";`,
     `export { crdManifests } from "./manifests";`,
     `export type { CrdManifest, JsonValue } from "./manifests";`,
   );
+  return `${lines.join("\n")}\n`;
+}
+
+/** Where each kind is served, for the cluster port (lib/cluster/port.ts). */
+function kindsSource(crds: CrdInfo[]): string {
+  const lines = [
+    `${generatedMark} from crds/*.yaml; do not edit.`,
+    `import type { ResourceKind } from "../lib/cluster/port";`,
+  ];
+  for (const crd of crds) {
+    const mod = moduleName(crd);
+    const spec = crd.manifest.spec as { group: string; scope: string; names: { plural: string } };
+    lines.push(`import type { ${crd.kind} } from "./${mod}";`);
+    lines.push(
+      `export const ${crd.kind}Kind: ResourceKind<${crd.kind}> = ${JSON.stringify({
+        group: spec.group,
+        version: crd.version,
+        kind: crd.kind,
+        plural: spec.names.plural,
+        namespaced: spec.scope === "Namespaced",
+      })};`,
+    );
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -192,6 +216,7 @@ function main(): void {
   const files = new Map<string, string>([...sources].map(([mod, src]) => [`${mod}.ts`, src]));
   files.set("index.ts", indexSource(crds, sources));
   files.set("manifests.ts", manifestsSource(crds));
+  files.set("kinds.ts", kindsSource(crds));
   mkdirSync(outDir, { recursive: true });
   removeStale(new Set(files.keys()));
   for (const [file, content] of files) writeFileSync(join(outDir, file), content);

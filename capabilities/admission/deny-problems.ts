@@ -1,6 +1,8 @@
-import { PeprValidateRequest } from "pepr";
+import { PeprValidateRequest, type kind } from "pepr";
 import { isDeepStrictEqual } from "node:util";
-import type { KubernetesObject } from "kubernetes-fluent-client";
+
+/** What Pepr admits: its requests are typed over the client's object type. */
+type KubernetesObject = kind.GenericKind;
 
 type ValidateResponse = ReturnType<PeprValidateRequest<KubernetesObject>["Approve"]>;
 

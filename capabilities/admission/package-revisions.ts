@@ -1,5 +1,6 @@
-import { K8s, PeprValidateRequest } from "pepr";
-import { PackageRevision, PackageRevisionResources } from "../../crd-types";
+import { PeprValidateRequest } from "pepr";
+import { PackageRevision, PackageRevisionKind, PackageRevisionResources } from "../../crd-types";
+import { errorMessage } from "../../lib/errors";
 import { gitUrlPolicyFromEnv } from "../../lib/git/url-policy";
 import {
   AdmissionContext,
@@ -9,7 +10,8 @@ import {
   validatePackageRevisionResources,
 } from "../../lib/validation";
 import { copySourceProblem } from "../../lib/packages/lifecycle";
-import { errorMessage, isNotFound } from "../shared/api-errors";
+import { refOf } from "../../lib/cluster/port";
+import { cluster } from "../shared/cluster";
 import { workspaceTakenBy } from "../shared/workspace-owners";
 import { answer, requestContext, secretProblems } from "./requests";
 import { execPolicy } from "../shared/exec-policy";
@@ -20,16 +22,13 @@ type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
 async function copySourceProblems(req: PeprValidateRequest<PackageRevision>): Promise<string[]> {
   const name = req.Raw.spec?.source?.copyFrom?.name;
   if (req.Request.operation !== "CREATE" || !name) return [];
-  try {
-    const source = await K8s(PackageRevision)
-      .InNamespace(req.Raw.metadata?.namespace ?? "")
-      .Get(name);
-    const problem = copySourceProblem(source);
-    return problem ? [`spec.source.${problem}`] : [];
-  } catch (error) {
-    if (isNotFound(error)) return []; // not known yet: the source step reports it
-    throw error;
-  }
+  const source = await cluster.get(PackageRevisionKind, {
+    namespace: req.Raw.metadata?.namespace,
+    name,
+  });
+  if (!source) return []; // not known yet: the source step reports it
+  const problem = copySourceProblem(source);
+  return problem ? [`spec.source.${problem}`] : [];
 }
 
 /** A new revision may not name a package and workspace another object already has. */
@@ -69,15 +68,8 @@ export async function validatePackageRevisionRequest(
 
 /** The lifecycle of the PackageRevision that owns these files (same name), if it exists. */
 async function ownerLifecycle(prr: PackageRevisionResources): Promise<string | undefined> {
-  try {
-    const pr = await K8s(PackageRevision)
-      .InNamespace(prr.metadata?.namespace ?? "")
-      .Get(prr.metadata?.name ?? "");
-    return pr.spec?.lifecycle;
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  const pr = await cluster.get(PackageRevisionKind, refOf(prr));
+  return pr?.spec?.lifecycle;
 }
 
 /**

@@ -3,7 +3,7 @@ import { Repository } from "../../crd-types";
 import { isDeepStrictEqual } from "node:util";
 import { gitUrlPolicyFromEnv } from "../../lib/git/url-policy";
 import { validateRepository } from "../../lib/validation";
-import { errorMessage } from "../shared/api-errors";
+import { errorMessage } from "../../lib/errors";
 import { answer, requestContext, secretProblems } from "./requests";
 
 type Response = ReturnType<PeprValidateRequest<Repository>["Approve"]>;

@@ -1,5 +1,4 @@
-import { PeprValidateRequest } from "pepr";
-import type { KubernetesObject } from "kubernetes-fluent-client";
+import { PeprValidateRequest, type kind } from "pepr";
 import {
   AdmissionContext,
   isOperatorRequest,
@@ -7,7 +6,10 @@ import {
   secretUses,
 } from "../../lib/validation";
 import { operatorUsername, userMay } from "../shared/access-reviews";
-import { errorMessage } from "../shared/api-errors";
+import { errorMessage } from "../../lib/errors";
+
+/** What Pepr admits: its requests are typed over the client's object type. */
+type KubernetesObject = kind.GenericKind;
 
 type Response = ReturnType<PeprValidateRequest<KubernetesObject>["Approve"]>;
 

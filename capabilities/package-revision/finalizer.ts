@@ -1,6 +1,9 @@
-import { K8s, kind, Log } from "pepr";
-import type { Operation } from "kubernetes-fluent-client";
-import { PackageRevision, Repository } from "../../crd-types";
+import { Log } from "pepr";
+import { PackageRevision, PackageRevisionKind, Repository, RepositoryKind } from "../../crd-types";
+import { ignoreNotFound } from "../../lib/cluster/errors";
+import { NamespaceKind } from "../../lib/cluster/kinds";
+import { refOf, type JsonPatchOperation } from "../../lib/cluster/port";
+import { errorMessage } from "../../lib/errors";
 import { isGitStoreError } from "../../lib/git";
 import type { Lifecycle } from "../../lib/git/types";
 import {
@@ -10,9 +13,8 @@ import {
   recordedRepositoryUid,
   REPOSITORY_UID_ANNOTATION,
 } from "../../lib/packages/deletion";
-import { errorMessage, isNotFound } from "../shared/api-errors";
+import { cluster } from "../shared/cluster";
 import { storeFor } from "../shared/content-stores";
-import { recordEvent } from "../shared/events";
 import { gitKey } from "../shared/git-key";
 import { applyCoreStatus } from "./status";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
@@ -20,14 +22,10 @@ import { refreshLatestLabels } from "../shared/latest-revision-labels";
 export const FINALIZER = "porch.kpt.dev/packagerevisions";
 
 async function liveRepository(pr: PackageRevision): Promise<Repository | undefined> {
-  try {
-    return await K8s(Repository)
-      .InNamespace(pr.metadata?.namespace ?? "")
-      .Get(pr.spec?.repository ?? "");
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  return cluster.get(RepositoryKind, {
+    namespace: pr.metadata?.namespace,
+    name: pr.spec?.repository ?? "",
+  });
 }
 
 const escapeKey = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -39,7 +37,7 @@ const escapeKey = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
  * ownerReference is only ever added for that one.
  */
 async function ensureFinalizer(pr: PackageRevision): Promise<void> {
-  const patch: Operation[] = [];
+  const patch: JsonPatchOperation[] = [];
   const finalizers = pr.metadata?.finalizers ?? [];
   if (!finalizers.includes(FINALIZER))
     patch.push({ op: "add", path: "/metadata/finalizers", value: [...finalizers, FINALIZER] });
@@ -76,28 +74,21 @@ async function ensureFinalizer(pr: PackageRevision): Promise<void> {
       patch.push({ op: "add", path: "/metadata/ownerReferences", value: [...owners, owner] });
     }
   }
-  if (patch.length > 0)
-    await K8s(PackageRevision, {
-      namespace: pr.metadata?.namespace,
-      name: pr.metadata?.name,
-    }).Patch(patch);
+  if (patch.length > 0) await cluster.patch(PackageRevisionKind, refOf(pr), { json: patch });
 }
 
 async function removeFinalizer(pr: PackageRevision): Promise<void> {
   const finalizers = (pr.metadata?.finalizers ?? []).filter(f => f !== FINALIZER);
-  await K8s(PackageRevision, { namespace: pr.metadata?.namespace, name: pr.metadata?.name })
-    .Patch([{ op: "replace", path: "/metadata/finalizers", value: finalizers }])
-    .catch(e => (isNotFound(e) ? undefined : Promise.reject(e)));
+  await cluster
+    .patch(PackageRevisionKind, refOf(pr), {
+      json: [{ op: "replace", path: "/metadata/finalizers", value: finalizers }],
+    })
+    .catch(ignoreNotFound);
 }
 
 async function namespaceTerminating(namespace: string): Promise<boolean> {
-  try {
-    const ns = await K8s(kind.Namespace).Get(namespace);
-    return Boolean(ns.metadata?.deletionTimestamp) || ns.status?.phase === "Terminating";
-  } catch (error) {
-    if (isNotFound(error)) return true;
-    throw error;
-  }
+  const ns = await cluster.get(NamespaceKind, { name: namespace });
+  return !ns || Boolean(ns.metadata?.deletionTimestamp) || ns.status?.phase === "Terminating";
 }
 
 /** Git owns status.creationSource (the source pushed it) or selfLock (a sync mirrored it). */
@@ -163,7 +154,7 @@ export async function reconcileFinalizer(pr: PackageRevision): Promise<boolean> 
       await removeFinalizer(pr);
       // Only when its package lives on: otherwise everything around it is being deleted too.
       if (facts.repository && !facts.repository.deleting && !facts.namespaceTerminating) {
-        await recordEvent(
+        await cluster.event(
           pr,
           "Normal",
           "GitContentKept",

@@ -9,7 +9,7 @@ import {
 import { transitionProblem, unmetReadinessGates } from "../../lib/packages/lifecycle";
 import { blockedReady } from "../../lib/packages/content-readiness";
 import type { ConditionInput } from "../../lib/kubernetes/conditions";
-import { errorMessage } from "../shared/api-errors";
+import { errorMessage } from "../../lib/errors";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { gitKey } from "../shared/git-key";
 import { applyCoreStatus, condition } from "./status";

@@ -1,9 +1,8 @@
-import { K8s } from "pepr";
-import { PackageRevision } from "../../crd-types";
+import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { isPermanentError } from "../../lib/controller/permanent-error";
 import { recordedRepositoryUid } from "../../lib/packages/deletion";
-import { isNotFound } from "../shared/api-errors";
+import { cluster } from "../shared/cluster";
 import { storeForName } from "../shared/content-stores";
 import { splitKey } from "../shared/controller";
 import { reconcileFinalizer } from "./finalizer";
@@ -13,13 +12,7 @@ import { reconcileSource } from "./source";
 import { applyCoreStatus } from "./status";
 
 async function getPackageRevision(key: string): Promise<PackageRevision | undefined> {
-  const { namespace, name } = splitKey(key);
-  try {
-    return await K8s(PackageRevision).InNamespace(namespace).Get(name);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  return cluster.get(PackageRevisionKind, splitKey(key));
 }
 
 /**

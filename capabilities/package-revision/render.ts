@@ -1,14 +1,17 @@
-import { K8s } from "pepr";
 import { isDeepStrictEqual } from "node:util";
-import { PackageRevision, PackageRevisionResources } from "../../crd-types";
+import {
+  PackageRevision,
+  PackageRevisionResources,
+  PackageRevisionResourcesKind,
+} from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { renderPackage, RenderOutput } from "../../lib/fn";
 import { isGitStoreError, type ContentStore } from "../../lib/git";
 import { isPermanentError, PermanentError } from "../../lib/controller/permanent-error";
 import { assertSafeFileNames } from "../../lib/packages/content-readiness";
-import { isConflict, isNotFound } from "../shared/api-errors";
+import { isConflict } from "../../lib/cluster/errors";
+import { cluster } from "../shared/cluster";
 import { writeResources } from "../shared/package-resources";
-import { serverSideApply } from "../shared/server-side-apply";
 import { functionRuntime, renderConfig } from "./config";
 import { gitKey } from "../shared/git-key";
 import { kptfileState } from "../../lib/packages/kptfile-state";
@@ -25,14 +28,10 @@ export const PUSH_ON_RENDER_FAILURE = "porch.kpt.dev/push-on-render-failure";
 let rendering = 0;
 
 async function getResources(pr: PackageRevision): Promise<PackageRevisionResources | undefined> {
-  try {
-    return await K8s(PackageRevisionResources)
-      .InNamespace(pr.metadata?.namespace ?? "")
-      .Get(pr.metadata?.name ?? "");
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  return cluster.get(PackageRevisionResourcesKind, {
+    namespace: pr.metadata?.namespace,
+    name: pr.metadata?.name ?? "",
+  });
 }
 
 /** The render result on the PackageRevisionResources, only if nobody edited it meanwhile. */
@@ -40,11 +39,9 @@ async function writeRenderStatus(
   prr: PackageRevisionResources,
   out: RenderOutput,
 ): Promise<PackageRevisionResources> {
-  return serverSideApply(
-    PackageRevisionResources,
+  return cluster.apply(
+    PackageRevisionResourcesKind,
     {
-      apiVersion: "porch.kpt.dev/v1alpha2",
-      kind: "PackageRevisionResources",
       metadata: {
         name: prr.metadata?.name ?? "",
         namespace: prr.metadata?.namespace,
@@ -55,7 +52,7 @@ async function writeRenderStatus(
       },
     },
     MANAGER.render,
-    "status",
+    { status: true },
   );
 }
 

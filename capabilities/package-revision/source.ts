@@ -14,8 +14,8 @@ import { ConditionInput } from "../../lib/kubernetes/conditions";
 import { isPermanentError } from "../../lib/controller/permanent-error";
 import { assertSafeFileNames } from "../../lib/packages/content-readiness";
 import { workspaceTakenBy } from "../shared/workspace-owners";
-import { errorMessage } from "../shared/api-errors";
-import { recordEvent } from "../shared/events";
+import { errorMessage } from "../../lib/errors";
+import { cluster } from "../shared/cluster";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { rawStore } from "../shared/content-stores";
 import { writeResources } from "../shared/package-resources";
@@ -219,7 +219,7 @@ export async function reconcileSource(
   // A new revision is not the latest until published: give it the label's "false" now.
   await refreshLatestLabels(pr);
   if (result.conflicts?.length) {
-    await recordEvent(
+    await cluster.event(
       pr,
       "Warning",
       "MergeConflicts",

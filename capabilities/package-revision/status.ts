@@ -1,7 +1,7 @@
-import { PackageRevision, PackageRevisionStatus } from "../../crd-types";
+import { PackageRevision, PackageRevisionKind, PackageRevisionStatus } from "../../crd-types";
 import { Condition, ConditionInput, setCondition } from "../../lib/kubernetes/conditions";
 import { FIELD_MANAGERS } from "../../lib/packages/field-managers";
-import { serverSideApply } from "../shared/server-side-apply";
+import { cluster } from "../shared/cluster";
 
 /**
  * Seed 002's three status field managers. Each apply states every field its manager owns, so
@@ -44,16 +44,11 @@ function applyPart(
   part: { status: Status } | { spec: NonNullable<PackageRevision["spec"]> },
   manager: string,
 ): Promise<PackageRevision> {
-  return serverSideApply(
-    PackageRevision,
-    {
-      apiVersion: "porch.kpt.dev/v1alpha2",
-      kind: "PackageRevision",
-      metadata: { name: pr.metadata?.name ?? "", namespace: pr.metadata?.namespace },
-      ...part,
-    },
+  return cluster.apply(
+    PackageRevisionKind,
+    { metadata: { name: pr.metadata?.name ?? "", namespace: pr.metadata?.namespace }, ...part },
     manager,
-    "status" in part ? "status" : undefined,
+    { status: "status" in part },
   );
 }
 

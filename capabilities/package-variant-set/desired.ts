@@ -1,5 +1,4 @@
-import { K8s } from "pepr";
-import { PackageRevision, PackageVariantSet, Repository } from "../../crd-types";
+import { PackageRevision, PackageVariantSet, RepositoryKind } from "../../crd-types";
 import { CelCostBudget, toCelObject } from "../../lib/cel";
 import {
   desiredVariant,
@@ -10,6 +9,7 @@ import {
 } from "../../lib/package-variant-set";
 import { selectUpstream, upstreamNotFoundMessage } from "../../lib/packages/upstream";
 import { packageVariantSetKindProblems, validatePackageVariantSet } from "../../lib/validation";
+import { cluster } from "../shared/cluster";
 import { readableKindPolicy } from "../shared/readable-kinds";
 import { cachedPackageRevisions } from "../shared/revision-cache";
 import { emptyOutcome, SetOutcome, stall } from "./status";
@@ -27,8 +27,8 @@ async function findUpstream(set: PackageVariantSet): Promise<PackageRevision | u
 }
 
 async function repositoriesOf(namespace: string) {
-  const list = await K8s(Repository).InNamespace(namespace).Get();
-  return new Map(list.items.map(r => [r.metadata?.name ?? "", toCelObject(r)]));
+  const list = await cluster.list(RepositoryKind, { namespace });
+  return new Map(list.map(r => [r.metadata?.name ?? "", toCelObject(r)]));
 }
 
 /** Renders each target's PackageVariant; a failing target is reported and does not stop the rest. */

@@ -1,4 +1,5 @@
-import { Capability, kind } from "pepr";
+import { Capability } from "pepr";
+import type { KubeObject } from "../../lib/cluster/port";
 import { PackageRevision, PackageVariant, PackageVariantSet, Repository } from "../../crd-types";
 import { Controller, keyOf } from "../shared/controller";
 import { DynamicWatches } from "../shared/dynamic-watches";
@@ -26,7 +27,7 @@ export const setController = new Controller("PackageVariantSet", async key => {
 
 const enqueueAll = (keys: string[]) => keys.forEach(k => setController.queue.add(k));
 
-function onSelectedObject(apiVersion: string, kindName: string, obj: kind.GenericKind): void {
+function onSelectedObject(apiVersion: string, kindName: string, obj: KubeObject): void {
   enqueueAll(sets.forObject(obj.metadata?.namespace ?? "", apiVersion, kindName));
 }
 

@@ -1,9 +1,8 @@
-import { K8s } from "pepr";
-import { PackageVariantSet } from "../../crd-types";
+import { PackageVariantSet, PackageVariantSetKind } from "../../crd-types";
+import { errorMessage } from "../../lib/errors";
 import { newlyEmptyTargets, planSet, SetIndex } from "../../lib/package-variant-set";
-import { errorMessage, isNotFound } from "../shared/api-errors";
 import { splitKey } from "../shared/controller";
-import { recordEvent } from "../shared/events";
+import { cluster } from "../shared/cluster";
 import { computeDesiredSet } from "./desired";
 import { emptyOutcome, SetOutcome, writeStatus } from "./status";
 import { applyPlan, listVariants } from "./variants";
@@ -12,13 +11,7 @@ import { applyPlan, listVariants } from "./variants";
 export const sets = new SetIndex();
 
 async function getSet(key: string): Promise<PackageVariantSet | undefined> {
-  const { namespace, name } = splitKey(key);
-  try {
-    return await K8s(PackageVariantSet).InNamespace(namespace).Get(name);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  return cluster.get(PackageVariantSetKind, splitKey(key));
 }
 
 async function reconcileVariants(
@@ -39,7 +32,7 @@ async function reconcileVariants(
     result.deleted && `deleted ${result.deleted}`,
   ].filter(Boolean);
   if (changes.length > 0)
-    await recordEvent(
+    await cluster.event(
       set,
       "Normal",
       "PackageVariantsReconciled",
@@ -73,7 +66,7 @@ export async function reconcilePackageVariantSet(key: string): Promise<void> {
     outcome.incomplete = true;
   }
   for (const message of newlyEmptyTargets(set, outcome))
-    await recordEvent(set, "Warning", "NoTargetsSelected", message);
+    await cluster.event(set, "Warning", "NoTargetsSelected", message);
   await writeStatus(set, outcome);
   if (outcome.error) throw new Error(outcome.error);
 }

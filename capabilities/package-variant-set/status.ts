@@ -1,7 +1,8 @@
-import { K8s } from "pepr";
 import { isDeepStrictEqual } from "node:util";
-import { PackageVariantSet } from "../../crd-types";
+import { PackageVariantSet, PackageVariantSetKind } from "../../crd-types";
+import { refOf } from "../../lib/cluster/port";
 import { buildStatus, type SetOutcome } from "../../lib/package-variant-set";
+import { cluster } from "../shared/cluster";
 
 export { emptyOutcome, stall } from "../../lib/package-variant-set";
 export type { SetOutcome } from "../../lib/package-variant-set";
@@ -10,8 +11,5 @@ export type { SetOutcome } from "../../lib/package-variant-set";
 export async function writeStatus(set: PackageVariantSet, outcome: SetOutcome): Promise<void> {
   const status = buildStatus(set, outcome);
   if (isDeepStrictEqual(status, set.status)) return;
-  await K8s(PackageVariantSet).PatchStatus({
-    metadata: { name: set.metadata?.name, namespace: set.metadata?.namespace },
-    status,
-  });
+  await cluster.patch(PackageVariantSetKind, refOf(set), { merge: { status } }, { status: true });
 }

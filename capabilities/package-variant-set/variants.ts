@@ -1,10 +1,10 @@
-import { K8s } from "pepr";
-import { PackageVariant, PackageVariantSet } from "../../crd-types";
+import { PackageVariant, PackageVariantKind, PackageVariantSet } from "../../crd-types";
+import { errorMessage } from "../../lib/errors";
 import { mapLimit } from "../../lib/controller/concurrency";
 import { PACKAGE_VARIANT_FINALIZER } from "../../lib/package-variant";
 import { DesiredVariant, nameTakenMessage, SetPlan } from "../../lib/package-variant-set";
 import { WatchCache } from "../../lib/controller/watch-cache";
-import { errorMessage, httpStatus, isNotFound } from "../shared/api-errors";
+import { cluster } from "../shared/cluster";
 
 export const SET_LABEL = "config.porch.kpt.dev/packagevariantset";
 
@@ -23,10 +23,7 @@ export const variantCache = new WatchCache<PackageVariant>({
  */
 export async function listVariants(set: PackageVariantSet): Promise<PackageVariant[]> {
   const namespace = set.metadata?.namespace ?? "";
-  await variantCache.prime(
-    namespace,
-    async () => (await K8s(PackageVariant).InNamespace(namespace).Get()).items,
-  );
+  await variantCache.prime(namespace, () => cluster.list(PackageVariantKind, { namespace }));
   return variantCache.by("set", set.metadata?.uid ?? "");
 }
 
@@ -56,15 +53,11 @@ function newVariant(set: PackageVariantSet, desired: DesiredVariant): PackageVar
 
 /** A create found the name taken: fine if by this set's own variant, else a failure naming the owner. */
 async function checkNameTaken(set: PackageVariantSet, name: string): Promise<void> {
-  let existing: PackageVariant;
-  try {
-    existing = await K8s(PackageVariant)
-      .InNamespace(set.metadata?.namespace ?? "")
-      .Get(name);
-  } catch (error) {
-    if (isNotFound(error)) throw new Error(`PackageVariant "${name}" is being deleted; retrying`);
-    throw error;
-  }
+  const existing = await cluster.get(PackageVariantKind, {
+    namespace: set.metadata?.namespace,
+    name,
+  });
+  if (!existing) throw new Error(`PackageVariant "${name}" is being deleted; retrying`);
   const taken = nameTakenMessage(existing, set.metadata?.uid ?? "");
   if (taken) throw new Error(taken);
 }
@@ -97,14 +90,14 @@ export async function applyPlan(set: PackageVariantSet, plan: SetPlan): Promise<
     let created = true;
     return attempt(
       d.name,
-      () =>
-        K8s(PackageVariant)
-          .Create(newVariant(set, d))
-          .catch(async e => {
-            if (httpStatus(e) !== 409) throw e;
-            created = false;
-            await checkNameTaken(set, d.name);
-          }),
+      async () => {
+        const made = await cluster.create(PackageVariantKind, newVariant(set, d), {
+          tolerateExisting: true,
+        });
+        if (made) return;
+        created = false;
+        await checkNameTaken(set, d.name);
+      },
       () => created && outcome.created++,
     );
   });
@@ -113,9 +106,11 @@ export async function applyPlan(set: PackageVariantSet, plan: SetPlan): Promise<
     return attempt(
       name,
       () =>
-        K8s(PackageVariant, { namespace, name }).Patch([
-          { op: "replace", path: "/spec", value: desired.spec },
-        ]),
+        cluster.patch(
+          PackageVariantKind,
+          { namespace, name },
+          { json: [{ op: "replace", path: "/spec", value: desired.spec }] },
+        ),
       () => outcome.updated++,
     );
   });
@@ -123,11 +118,7 @@ export async function applyPlan(set: PackageVariantSet, plan: SetPlan): Promise<
     const name = existing.metadata?.name ?? "";
     return attempt(
       name,
-      () =>
-        K8s(PackageVariant)
-          .InNamespace(namespace)
-          .Delete(name)
-          .catch(e => (isNotFound(e) ? undefined : Promise.reject(e))),
+      () => cluster.delete(PackageVariantKind, { namespace, name }),
       () => outcome.deleted++,
     );
   });

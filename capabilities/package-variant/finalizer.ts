@@ -1,15 +1,18 @@
-import { K8s } from "pepr";
-import { PackageVariant } from "../../crd-types";
+import { PackageVariant, PackageVariantKind } from "../../crd-types";
+import { ignoreNotFound } from "../../lib/cluster/errors";
+import { refOf } from "../../lib/cluster/port";
+import { errorMessage } from "../../lib/errors";
 import { PACKAGE_VARIANT_FINALIZER, planDeletion } from "../../lib/package-variant";
-import { errorMessage, isNotFound } from "../shared/api-errors";
-import { recordEvent } from "../shared/events";
+import { cluster } from "../shared/cluster";
 import { applyChange, relevantRevisions } from "./revisions";
 import { writeVariantStatus } from "./status";
 
 async function setFinalizers(pv: PackageVariant, finalizers: string[]): Promise<void> {
-  await K8s(PackageVariant, { namespace: pv.metadata?.namespace, name: pv.metadata?.name })
-    .Patch([{ op: "add", path: "/metadata/finalizers", value: finalizers }])
-    .catch(e => (isNotFound(e) ? undefined : Promise.reject(e)));
+  await cluster
+    .patch(PackageVariantKind, refOf(pv), {
+      json: [{ op: "add", path: "/metadata/finalizers", value: finalizers }],
+    })
+    .catch(ignoreNotFound);
 }
 
 /**
@@ -45,7 +48,7 @@ export async function reconcileFinalizer(pv: PackageVariant): Promise<boolean> {
       c =>
         `${c.name} (${c.action === "delete" ? "deleted" : c.set.lifecycle === "DeletionProposed" ? "proposed for deletion" : "orphaned"})`,
     );
-    await recordEvent(pv, "Normal", "DownstreamsReleased", summary.join(", "));
+    await cluster.event(pv, "Normal", "DownstreamsReleased", summary.join(", "));
   }
   await setFinalizers(
     pv,

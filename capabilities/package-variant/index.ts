@@ -1,4 +1,5 @@
-import { Capability, kind } from "pepr";
+import { Capability } from "pepr";
+import type { KubeObject } from "../../lib/cluster/port";
 import { PackageRevision, PackageVariant } from "../../crd-types";
 import { ChangeFilter } from "../../lib/controller/change-filter";
 import { revisionRelevance, variantRelevance } from "../../lib/package-variant";
@@ -76,7 +77,7 @@ function concerned(pr: PackageRevision): string[] {
 }
 
 // A change to an injected ConfigMap or custom resource produces an updated draft (seed 001).
-function onInjectedObject(apiVersion: string, kindName: string, obj: kind.GenericKind): void {
+function onInjectedObject(apiVersion: string, kindName: string, obj: KubeObject): void {
   const ref = {
     apiVersion,
     kind: kindName,

@@ -1,5 +1,11 @@
-import { K8s } from "pepr";
-import { PackageRevision, PackageRevisionResources, PackageVariant } from "../../crd-types";
+import {
+  PackageRevision,
+  PackageRevisionResources,
+  PackageRevisionResourcesKind,
+  PackageVariant,
+} from "../../crd-types";
+import { refOf } from "../../lib/cluster/port";
+import { errorMessage } from "../../lib/errors";
 import { upgradePackage } from "../../lib/kpt";
 import {
   applyMutations,
@@ -12,7 +18,7 @@ import {
   MutationDecision,
   objectsToFetch,
 } from "../../lib/package-variant";
-import { errorMessage, isNotFound } from "../shared/api-errors";
+import { cluster } from "../shared/cluster";
 import { getObject, resolveKind } from "../shared/discovery";
 import { unreadableKind } from "../shared/readable-kinds";
 import { writeResources } from "../shared/package-resources";
@@ -22,10 +28,10 @@ import { createDraft } from "./revisions";
 export const FIELD_MANAGER = "packagevariant-controller";
 
 async function resourcesOf(pr: PackageRevision): Promise<PackageRevisionResources> {
-  const ns = pr.metadata?.namespace ?? "";
-  return K8s(PackageRevisionResources)
-    .InNamespace(ns)
-    .Get(pr.metadata?.name ?? "");
+  const prr = await cluster.get(PackageRevisionResourcesKind, refOf(pr));
+  // Created with the revision: a missing one is a moment's lag, retried.
+  if (!prr) throw new Error(`PackageRevisionResources "${pr.metadata?.name}" not found`);
+  return prr;
 }
 
 /** Phase 2 of config injection: the in-cluster objects the injection points asked for. */
@@ -48,12 +54,7 @@ async function fetchInCluster(refs: InClusterRef[]): Promise<FetchedObjects> {
           object ? { status: "found", object } : { status: "notFound" },
         );
       } catch (error) {
-        fetched.set(
-          inClusterKey(ref),
-          isNotFound(error)
-            ? { status: "notFound" }
-            : { status: "error", message: errorMessage(error) },
-        );
+        fetched.set(inClusterKey(ref), { status: "error", message: errorMessage(error) });
       }
     }),
   );

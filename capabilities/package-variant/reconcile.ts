@@ -1,5 +1,5 @@
-import { K8s } from "pepr";
-import { PackageVariant } from "../../crd-types";
+import { PackageVariant, PackageVariantKind } from "../../crd-types";
+import { errorMessage } from "../../lib/errors";
 import {
   DownstreamStep,
   InClusterRef,
@@ -14,9 +14,8 @@ import { UpgradeError } from "../../lib/kpt";
 import { selectUpstream } from "../../lib/packages/upstream";
 import { packageVariantKindProblems, validatePackageVariant } from "../../lib/validation";
 import { execPolicy } from "../shared/exec-policy";
-import { errorMessage, isNotFound } from "../shared/api-errors";
 import { splitKey } from "../shared/controller";
-import { recordEvent } from "../shared/events";
+import { cluster } from "../shared/cluster";
 import { SourceError } from "../shared/revision-content";
 import { readableKindPolicy } from "../shared/readable-kinds";
 import { reconcileFinalizer } from "./finalizer";
@@ -28,13 +27,7 @@ import { writeVariantStatus } from "./status";
 export const variants = new VariantIndex();
 
 async function getVariant(key: string): Promise<PackageVariant | undefined> {
-  const { namespace, name } = splitKey(key);
-  try {
-    return await K8s(PackageVariant).InNamespace(namespace).Get(name);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  return cluster.get(PackageVariantKind, splitKey(key));
 }
 
 interface StepResult {
@@ -56,7 +49,7 @@ async function runStep(pv: PackageVariant, step: DownstreamStep): Promise<StepRe
     case "createClone":
     case "createUpgrade":
       await createDraft(pv, step.create);
-      await recordEvent(
+      await cluster.event(
         pv,
         "Normal",
         step.kind === "createClone" ? "CloneDraftCreated" : "UpgradeDraftCreated",
@@ -70,7 +63,7 @@ async function runStep(pv: PackageVariant, step: DownstreamStep): Promise<StepRe
         step.oldUpstream,
         step.newUpstream,
       );
-      await recordEvent(
+      await cluster.event(
         pv,
         "Normal",
         "DraftUpgraded",
@@ -81,10 +74,15 @@ async function runStep(pv: PackageVariant, step: DownstreamStep): Promise<StepRe
     case "checkMutations": {
       const { decision, injected } = await checkMutations(pv, step);
       if (decision.createEditDraft) {
-        await recordEvent(pv, "Normal", "EditDraftCreated", `created ${decision.target}`);
+        await cluster.event(pv, "Normal", "EditDraftCreated", `created ${decision.target}`);
         return { injected, pending: `created ${decision.target}; ${PENDING_SOURCE_SUFFIX}` };
       } else if (decision.writeTo)
-        await recordEvent(pv, "Normal", "DraftUpdated", `applied mutations to ${decision.target}`);
+        await cluster.event(
+          pv,
+          "Normal",
+          "DraftUpdated",
+          `applied mutations to ${decision.target}`,
+        );
       return { injected };
     }
     case "error":

@@ -1,8 +1,8 @@
-import { K8s } from "pepr";
-import type { Operation } from "kubernetes-fluent-client";
-import { PackageRevision, PackageVariant } from "../../crd-types";
+import { PackageRevision, PackageRevisionKind, PackageVariant } from "../../crd-types";
+import { ignoreNotFound } from "../../lib/cluster/errors";
+import type { JsonPatchOperation } from "../../lib/cluster/port";
 import { variantLabelValue, variantMarks, type RevisionChange } from "../../lib/package-variant";
-import { httpStatus, isNotFound } from "../shared/api-errors";
+import { cluster } from "../shared/cluster";
 import {
   cachedOwnedRevisions,
   cachedPackageRevisions,
@@ -25,22 +25,18 @@ export async function relevantRevisions(
   const owner = pv.metadata?.name ?? "";
   let found: PackageRevision[][];
   if (fresh) {
-    const byPackage = async (repo = "", pkg = "") =>
-      (
-        await K8s(PackageRevision)
-          .InNamespace(ns)
-          .WithField("spec.repository", repo)
-          .WithField("spec.packageName", pkg)
-          .Get()
-      ).items;
+    const byPackage = (repo = "", pkg = "") =>
+      cluster.list(PackageRevisionKind, {
+        namespace: ns,
+        fields: { "spec.repository": repo, "spec.packageName": pkg },
+      });
     found = await Promise.all([
       byPackage(upstream?.repo, upstream?.package),
       byPackage(downstream?.repo, downstream?.package),
-      K8s(PackageRevision)
-        .InNamespace(ns)
-        .WithLabel(PACKAGE_VARIANT_LABEL, variantLabelValue(owner))
-        .Get()
-        .then(l => l.items),
+      cluster.list(PackageRevisionKind, {
+        namespace: ns,
+        labels: { [PACKAGE_VARIANT_LABEL]: variantLabelValue(owner) },
+      }),
     ]);
   } else {
     found = await Promise.all([
@@ -63,19 +59,15 @@ export async function createDraft(pv: PackageVariant, draft: PackageRevision): P
     labels,
     ...(Object.keys(annotations).length > 0 && { annotations }),
   };
-  try {
-    await K8s(PackageRevision).Create({ ...draft, metadata });
-  } catch (error) {
-    if (httpStatus(error) !== 409) throw error;
-  }
+  await cluster.create(PackageRevisionKind, { ...draft, metadata }, { tolerateExisting: true });
 }
 
 function patchOf(
   change: Extract<RevisionChange, { action: "update" }>,
   pv: PackageVariant,
-): Operation[] {
+): JsonPatchOperation[] {
   const { set, revision } = change;
-  const ops: Operation[] = [];
+  const ops: JsonPatchOperation[] = [];
   if (set.lifecycle) ops.push({ op: "replace", path: "/spec/lifecycle", value: set.lifecycle });
   if (set.ownerReferences)
     ops.push({ op: "add", path: "/metadata/ownerReferences", value: set.ownerReferences });
@@ -96,17 +88,9 @@ function patchOf(
 
 /** Adoption, restore, retire: a DELETE or one patch per revision. */
 export async function applyChange(pv: PackageVariant, change: RevisionChange): Promise<void> {
-  const namespace = change.revision.metadata?.namespace;
-  try {
-    if (change.action === "delete")
-      await K8s(PackageRevision)
-        .InNamespace(namespace ?? "")
-        .Delete(change.name);
-    else {
-      const ops = patchOf(change, pv);
-      if (ops.length > 0) await K8s(PackageRevision, { namespace, name: change.name }).Patch(ops);
-    }
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
+  const ref = { namespace: change.revision.metadata?.namespace, name: change.name };
+  if (change.action === "delete") return void (await cluster.delete(PackageRevisionKind, ref));
+  const ops = patchOf(change, pv);
+  if (ops.length > 0)
+    await cluster.patch(PackageRevisionKind, ref, { json: ops }).catch(ignoreNotFound);
 }

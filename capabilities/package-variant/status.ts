@@ -1,14 +1,16 @@
-import { K8s } from "pepr";
 import { isDeepStrictEqual } from "node:util";
 import {
   PackageRevision,
   PackageRevisionResources,
+  PackageRevisionResourcesKind,
   PackageVariant,
+  PackageVariantKind,
   PackageVariantStatus,
 } from "../../crd-types";
 import { Condition, setCondition } from "../../lib/kubernetes/conditions";
 import { variantConditions, type VariantOutcome } from "../../lib/package-variant";
-import { isNotFound } from "../shared/api-errors";
+import { refOf } from "../../lib/cluster/port";
+import { cluster } from "../shared/cluster";
 import { cachedRevision } from "../shared/revision-cache";
 
 type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatus"];
@@ -29,17 +31,12 @@ async function renderStatusOf(namespace: string, name: string): Promise<RenderSt
   const known = renderStatuses.get(key);
   if (rendered && known?.version === rendered) return known.renderStatus;
   renderStatuses.delete(key);
-  try {
-    const prr = await K8s(PackageRevisionResources).InNamespace(namespace).Get(name);
-    const renderStatus = prr.status?.renderStatus;
-    // The render's status is written before the revision records the version it rendered.
-    if (rendered && prr.metadata?.resourceVersion === rendered)
-      renderStatuses.set(key, { version: rendered, renderStatus });
-    return renderStatus;
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  const prr = await cluster.get(PackageRevisionResourcesKind, { namespace, name });
+  const renderStatus = prr?.status?.renderStatus;
+  // The render's status is written before the revision records the version it rendered.
+  if (rendered && prr?.metadata?.resourceVersion === rendered)
+    renderStatuses.set(key, { version: rendered, renderStatus });
+  return renderStatus;
 }
 
 /**
@@ -67,8 +64,5 @@ export async function writeVariantStatus(
     downstreamTargets,
   };
   if (isDeepStrictEqual(status, pv.status)) return;
-  await K8s(PackageVariant).PatchStatus({
-    metadata: { name: pv.metadata?.name, namespace: ns },
-    status,
-  });
+  await cluster.patch(PackageVariantKind, refOf(pv), { merge: { status } }, { status: true });
 }

@@ -1,5 +1,9 @@
-import { K8s } from "pepr";
-import { PackageRevision, Repository } from "../../crd-types";
+import {
+  PackageRevision,
+  PackageRevisionKind,
+  PackageRevisionStatus,
+  Repository,
+} from "../../crd-types";
 import { mapLimit } from "../../lib/controller/concurrency";
 import {
   ContentStore,
@@ -11,14 +15,12 @@ import {
 } from "../../lib/git";
 import { FIELD_MANAGERS } from "../../lib/packages/field-managers";
 import { packageRevisionObjectName } from "../../lib/packages/naming";
-import { isNotFound } from "../shared/api-errors";
+import { cluster } from "../shared/cluster";
 import { updateLatestLabels } from "../shared/latest-revision-labels";
 import { ownerOf, writeResources } from "../shared/package-resources";
-import { serverSideApply } from "../shared/server-side-apply";
 
 export const REPOSITORY_LABEL = "porch.kpt.dev/repository";
 export const FIELD_MANAGER = FIELD_MANAGERS.repository;
-const API_VERSION = "porch.kpt.dev/v1alpha2";
 const CONCURRENCY = 8;
 
 /**
@@ -27,15 +29,14 @@ const CONCURRENCY = 8;
  * absent and be mirrored again over its own files.
  */
 export async function listMirrored(repo: Repository): Promise<PackageRevision[]> {
-  const list = await K8s(PackageRevision)
-    .InNamespace(repo.metadata?.namespace ?? "")
-    .WithField("spec.repository", repo.metadata?.name ?? "")
-    .Get();
-  return list.items;
+  return cluster.list(PackageRevisionKind, {
+    namespace: repo.metadata?.namespace,
+    fields: { "spec.repository": repo.metadata?.name ?? "" },
+  });
 }
 
 /** What git says about a revision, under this controller's field manager. */
-function gitStatus(store: ContentStore, info: PackageRevisionInfo) {
+function gitStatus(store: ContentStore, info: PackageRevisionInfo): PackageRevisionStatus {
   return {
     revision: info.revision,
     selfLock: lockOf(store.config.url, info),
@@ -65,11 +66,13 @@ async function applyGitStatus(
     ...gitStatus(store, info),
     ...(content.upstreamLock && { upstreamLock: content.upstreamLock }),
   };
-  await serverSideApply(
-    PackageRevision,
-    { apiVersion: API_VERSION, kind: "PackageRevision", metadata: { name, namespace }, status },
+  await cluster.apply(
+    PackageRevisionKind,
+    { metadata: { name, namespace }, status },
     FIELD_MANAGER,
-    "status",
+    {
+      status: true,
+    },
   );
 }
 
@@ -85,11 +88,9 @@ async function createMirror(
     info.packageName,
     info.workspaceName,
   );
-  const pr = await serverSideApply(
-    PackageRevision,
+  const pr = await cluster.apply(
+    PackageRevisionKind,
     {
-      apiVersion: API_VERSION,
-      kind: "PackageRevision",
       metadata: {
         name,
         namespace,
@@ -124,11 +125,9 @@ async function refreshMirror(store: ContentStore, info: PackageRevisionInfo, pr:
     info.lifecycle === "Published" &&
     (pr.spec?.lifecycle === "Draft" || pr.spec?.lifecycle === "Proposed")
   ) {
-    await serverSideApply(
-      PackageRevision,
+    await cluster.apply(
+      PackageRevisionKind,
       {
-        apiVersion: API_VERSION,
-        kind: "PackageRevision",
         metadata: { name, namespace },
         // Every spec field this manager applied at creation, or server-side apply drops them.
         spec: {
@@ -157,10 +156,10 @@ function backedByGit(pr: PackageRevision): boolean {
 }
 
 async function deleteMirror(pr: PackageRevision): Promise<void> {
-  await K8s(PackageRevision)
-    .InNamespace(pr.metadata?.namespace ?? "")
-    .Delete(pr.metadata?.name ?? "")
-    .catch(e => (isNotFound(e) ? undefined : Promise.reject(e)));
+  await cluster.delete(PackageRevisionKind, {
+    namespace: pr.metadata?.namespace,
+    name: pr.metadata?.name ?? "",
+  });
 }
 
 const workspaceOf = (r: { packageName?: string; workspaceName?: string }) =>

@@ -1,8 +1,8 @@
-import { K8s } from "pepr";
-import { Repository } from "../../crd-types";
+import { Repository, RepositoryKind } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { failureReason } from "../../lib/git";
-import { errorMessage, isNotFound } from "../shared/api-errors";
+import { errorMessage } from "../../lib/errors";
+import { cluster } from "../shared/cluster";
 import { forgetStore, storeFor } from "../shared/content-stores";
 import { splitKey } from "../shared/controller";
 import { listMirrored, mirrorRevisions } from "./mirror";
@@ -10,13 +10,7 @@ import { nextSyncTime, runOnceDue, syncDue } from "./schedule";
 import { writeRepositoryStatus } from "./status";
 
 async function getRepository(key: string): Promise<Repository | undefined> {
-  const { namespace, name } = splitKey(key);
-  try {
-    return await K8s(Repository).InNamespace(namespace).Get(name);
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
+  return cluster.get(RepositoryKind, splitKey(key));
 }
 
 /** Milliseconds until the next sync, scheduled or runOnceAt, whichever comes first. */

@@ -1,6 +1,6 @@
-import { K8s } from "pepr";
 import { isDeepStrictEqual } from "node:util";
-import { Repository, RepositoryStatus } from "../../crd-types";
+import { Repository, RepositoryKind, RepositoryStatus } from "../../crd-types";
+import { cluster } from "../shared/cluster";
 import { Condition, setCondition } from "../../lib/kubernetes/conditions";
 
 export interface SyncReport {
@@ -39,8 +39,6 @@ export async function writeRepositoryStatus(repo: Repository, report: SyncReport
     ...(report.observedRunOnceAt && { observedRunOnceAt: report.observedRunOnceAt }),
   };
   if (isDeepStrictEqual(status, repo.status)) return;
-  await K8s(Repository).PatchStatus({
-    metadata: { name: repo.metadata?.name, namespace: repo.metadata?.namespace },
-    status,
-  });
+  const ref = { namespace: repo.metadata?.namespace, name: repo.metadata?.name ?? "" };
+  await cluster.patch(RepositoryKind, ref, { merge: { status } }, { status: true });
 }

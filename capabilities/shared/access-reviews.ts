@@ -1,25 +1,6 @@
-import { fetch } from "kubernetes-fluent-client";
-import { FetchMethods } from "kubernetes-fluent-client/dist/fluent/shared-types.js";
-import { k8sCfg } from "kubernetes-fluent-client/dist/fluent/utils.js";
+import { SelfSubjectReviewKind, SubjectAccessReviewKind } from "../../lib/cluster/kinds";
 import type { RequestUser } from "../../lib/validation/requester";
-
-/** POSTs a review object (these kinds are never stored) and returns its status. */
-async function review<S>(path: string, body: object): Promise<S> {
-  const { opts, serverUrl } = await k8sCfg(FetchMethods.POST);
-  const url = new URL(path, serverUrl.toString());
-  const headers = {
-    ...(opts.headers as Record<string, string>),
-    "Content-Type": "application/json",
-  };
-  const response = await fetch<{ status?: S }>(url, {
-    ...opts,
-    method: "POST",
-    headers,
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw response;
-  return (response.data.status ?? {}) as S;
-}
+import { cluster } from "./cluster";
 
 let own: Promise<string> | undefined;
 
@@ -29,12 +10,10 @@ let own: Promise<string> | undefined;
  * then no request is taken for the operator's own.
  */
 export function operatorUsername(): Promise<string> {
-  own ??= review<{ userInfo?: { username?: string } }>(
-    "/apis/authentication.k8s.io/v1/selfsubjectreviews",
-    { apiVersion: "authentication.k8s.io/v1", kind: "SelfSubjectReview" },
-  )
-    .then(status => {
-      const name = status.userInfo?.username;
+  own ??= cluster
+    .create(SelfSubjectReviewKind, {})
+    .then(review => {
+      const name = review?.status?.userInfo?.username;
       if (!name) throw new Error("SelfSubjectReview returned no user name");
       return name;
     })
@@ -50,19 +29,15 @@ export async function userMay(
   user: RequestUser,
   attributes: { verb: string; group: string; resource: string; namespace: string; name: string },
 ): Promise<{ allowed: boolean; reason?: string }> {
-  const status = await review<{ allowed?: boolean; denied?: boolean; reason?: string }>(
-    "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-    {
-      apiVersion: "authorization.k8s.io/v1",
-      kind: "SubjectAccessReview",
-      spec: {
-        user: user.username,
-        uid: user.uid,
-        groups: user.groups,
-        extra: user.extra,
-        resourceAttributes: attributes,
-      },
+  const review = await cluster.create(SubjectAccessReviewKind, {
+    spec: {
+      user: user.username,
+      uid: user.uid,
+      groups: user.groups,
+      extra: user.extra,
+      resourceAttributes: attributes,
     },
-  );
+  });
+  const status = review?.status ?? {};
   return { allowed: status.allowed === true && status.denied !== true, reason: status.reason };
 }

@@ -1,9 +1,10 @@
-import { K8s, kind, Log } from "pepr";
+import { Log } from "pepr";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { Repository } from "../../crd-types";
-import { isNotFound } from "./api-errors";
+import { Repository, RepositoryKind } from "../../crd-types";
+import { SecretKind } from "../../lib/cluster/kinds";
+import { cluster } from "./cluster";
 import { ContentStore, GitCredentials, openContentStore, RepositoryConfig } from "../../lib/git";
 
 /**
@@ -32,14 +33,11 @@ const decode = (value?: string) =>
 async function credentialsOf(repo: Repository): Promise<GitCredentials | undefined> {
   const name = repo.spec?.git?.secretRef?.name;
   if (!name) return undefined;
-  let secret: kind.Secret;
-  try {
-    secret = await K8s(kind.Secret)
-      .InNamespace(repo.metadata?.namespace ?? "")
-      .Get(name);
-  } catch {
+  const secret = await cluster
+    .get(SecretKind, { namespace: repo.metadata?.namespace, name })
+    .catch(() => undefined);
+  if (!secret)
     throw new CredentialsError(`cannot read Secret "${name}" named by spec.git.secretRef`);
-  }
   const data = secret.data ?? {};
   const token = decode(data.bearerToken);
   if (token) return { type: "bearer", token };
@@ -108,15 +106,9 @@ export async function storeForName(
   namespace: string,
   name: string,
 ): Promise<{ repo: Repository; store: ContentStore } | undefined> {
-  let repo: Repository;
-  try {
-    repo = await K8s(Repository).InNamespace(namespace).Get(name);
-  } catch (error) {
-    // Only "not found" means gone: deletion gating treats a missing Repository as a GC cascade.
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
-  if (repo.metadata?.deletionTimestamp) return undefined;
+  // Only "not found" means gone: deletion gating treats a missing Repository as a GC cascade.
+  const repo = await cluster.get(RepositoryKind, { namespace, name });
+  if (!repo || repo.metadata?.deletionTimestamp) return undefined;
   return { repo, store: await storeFor(repo) };
 }
 

@@ -5,7 +5,7 @@ import {
   WorkQueueOptions,
   defaultQueueOptions,
 } from "../../lib/controller/work-queue";
-import { errorMessage } from "./api-errors";
+import { errorMessage } from "../../lib/errors";
 
 interface Keyed {
   metadata?: { name?: string; namespace?: string };

@@ -1,9 +1,11 @@
-import { K8s, kind, Log } from "pepr";
-import { errorMessage } from "./api-errors";
+import { Log } from "pepr";
+import type { KubeObject } from "../../lib/cluster/port";
+import { errorMessage } from "../../lib/errors";
+import { cluster } from "./cluster";
 import { resolveKind } from "./discovery";
 import { unreadableKind } from "./readable-kinds";
 
-export type OnObject = (apiVersion: string, kindName: string, obj: kind.GenericKind) => void;
+export type OnObject = (apiVersion: string, kindName: string, obj: KubeObject) => void;
 
 /**
  * Watches of kinds only known at run time: the kinds PackageVariantSets select and the kinds
@@ -36,15 +38,7 @@ export class DynamicWatches {
           Log.info(`not watching for ${this.purpose}: ${refused}`);
           continue;
         }
-        const watcher = K8s(kind.GenericKind, {
-          kindOverride: {
-            group: type.group,
-            version: type.version,
-            kind: type.kind,
-            plural: type.plural,
-          },
-        }).Watch(obj => this.onObject(apiVersion, kindName, obj));
-        await watcher.start();
+        const watcher = await cluster.watch(type, obj => this.onObject(apiVersion, kindName, obj));
         this.#watching.set(key, watcher);
         Log.info(`watching ${key} for ${this.purpose}`);
       } catch (error) {

@@ -1,9 +1,9 @@
-import { K8s } from "pepr";
-import type { Operation } from "kubernetes-fluent-client";
-import { PackageRevision } from "../../crd-types";
+import { PackageRevision, PackageRevisionKind } from "../../crd-types";
+import { ignoreNotFound } from "../../lib/cluster/errors";
+import { refOf, type JsonPatchOperation } from "../../lib/cluster/port";
 import { mapLimit } from "../../lib/controller/concurrency";
 import { LATEST_REVISION_LABEL, latestRevisionLabels } from "../../lib/packages/latest-revision";
-import { isNotFound } from "./api-errors";
+import { cluster } from "./cluster";
 
 const CONCURRENCY = 8;
 
@@ -22,21 +22,21 @@ export async function updateLatestLabels(revisions: PackageRevision[]): Promise<
   await mapLimit(revisions, CONCURRENCY, async pr => {
     const value = labels.get(pr.metadata?.name ?? "");
     if (!value || pr.metadata?.labels?.[LATEST_REVISION_LABEL] === value) return;
-    const patch: Operation[] = pr.metadata?.labels
+    const patch: JsonPatchOperation[] = pr.metadata?.labels
       ? [{ op: "add", path: `/metadata/labels/${LATEST_REVISION_LABEL.replace("/", "~1")}`, value }]
       : [{ op: "add", path: "/metadata/labels", value: { [LATEST_REVISION_LABEL]: value } }];
-    await K8s(PackageRevision, { namespace: pr.metadata?.namespace, name: pr.metadata?.name })
-      .Patch(patch)
-      .catch(e => (isNotFound(e) ? undefined : Promise.reject(e)));
+    await cluster.patch(PackageRevisionKind, refOf(pr), { json: patch }).catch(ignoreNotFound);
   });
 }
 
 /** Recomputes the latest-revision label over the revisions of one PackageRevision's package. */
 export async function refreshLatestLabels(pr: PackageRevision): Promise<void> {
-  const siblings = await K8s(PackageRevision)
-    .InNamespace(pr.metadata?.namespace ?? "")
-    .WithField("spec.repository", pr.spec?.repository ?? "")
-    .WithField("spec.packageName", pr.spec?.packageName ?? "")
-    .Get();
-  await updateLatestLabels(siblings.items);
+  const siblings = await cluster.list(PackageRevisionKind, {
+    namespace: pr.metadata?.namespace,
+    fields: {
+      "spec.repository": pr.spec?.repository ?? "",
+      "spec.packageName": pr.spec?.packageName ?? "",
+    },
+  });
+  await updateLatestLabels(siblings);
 }

@@ -1,5 +1,9 @@
-import { PackageRevision, PackageRevisionResources } from "../../crd-types";
-import { serverSideApply } from "./server-side-apply";
+import {
+  PackageRevision,
+  PackageRevisionResources,
+  PackageRevisionResourcesKind,
+} from "../../crd-types";
+import { cluster } from "./cluster";
 
 const REPOSITORY_LABEL = "porch.kpt.dev/repository";
 
@@ -25,11 +29,9 @@ export async function writeResources(
   fieldManager: string,
   resourceVersion?: string,
 ): Promise<PackageRevisionResources> {
-  return serverSideApply(
-    PackageRevisionResources,
+  return cluster.apply(
+    PackageRevisionResourcesKind,
     {
-      apiVersion: "porch.kpt.dev/v1alpha2",
-      kind: "PackageRevisionResources",
       metadata: {
         name: pr.metadata?.name ?? "",
         namespace: pr.metadata?.namespace,

@@ -8,7 +8,7 @@ import {
   readableKindProblem,
   ReadableKindPolicy,
 } from "../../lib/validation";
-import { errorMessage } from "./api-errors";
+import { errorMessage } from "../../lib/errors";
 import { resolveKind } from "./discovery";
 
 /**

@@ -1,7 +1,7 @@
-import { K8s } from "pepr";
-import { PackageRevision } from "../../crd-types";
+import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import { WatchCache } from "../../lib/controller/watch-cache";
 import { PACKAGE_VARIANT_LABEL, variantLabelValue } from "../../lib/package-variant";
+import { cluster } from "./cluster";
 
 /** Marks the revisions a PackageVariant created or adopted, so they are found by label. */
 export { PACKAGE_VARIANT_LABEL };
@@ -24,10 +24,7 @@ export const revisionCache = new WatchCache<PackageRevision>({
 });
 
 const primed = (namespace: string) =>
-  revisionCache.prime(
-    namespace,
-    async () => (await K8s(PackageRevision).InNamespace(namespace).Get()).items,
-  );
+  revisionCache.prime(namespace, () => cluster.list(PackageRevisionKind, { namespace }));
 
 /** The revisions of one package. */
 export async function cachedPackageRevisions(

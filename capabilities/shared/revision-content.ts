@@ -1,8 +1,8 @@
-import { K8s } from "pepr";
-import { PackageRevision } from "../../crd-types";
+import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import type { GitLock } from "../../lib/kpt";
 import { lockOf } from "../../lib/git";
 import type { PackageContent } from "../../lib/git";
+import { cluster } from "./cluster";
 import { storeForName } from "./content-stores";
 import { gitKey } from "./git-key";
 
@@ -21,12 +21,8 @@ export async function contentOf(
   name: string,
   role: string,
 ): Promise<RevisionContent> {
-  let pr: PackageRevision;
-  try {
-    pr = await K8s(PackageRevision).InNamespace(namespace).Get(name);
-  } catch {
-    throw new SourceError(`${role} PackageRevision "${name}" not found`);
-  }
+  const pr = await cluster.get(PackageRevisionKind, { namespace, name });
+  if (!pr) throw new SourceError(`${role} PackageRevision "${name}" not found`);
   const repo = await storeForName(namespace, pr.spec?.repository ?? "");
   if (!repo)
     throw new SourceError(

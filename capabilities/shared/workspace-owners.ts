@@ -1,6 +1,6 @@
-import { K8s } from "pepr";
-import { PackageRevision } from "../../crd-types";
+import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import { workspaceTakenProblem } from "../../lib/validation";
+import { cluster } from "./cluster";
 
 /**
  * Why `pr` may not have its package and workspace: another PackageRevision has them (admission
@@ -8,14 +8,16 @@ import { workspaceTakenProblem } from "../../lib/validation";
  */
 export async function workspaceTakenBy(pr: PackageRevision): Promise<string | undefined> {
   const spec = pr.spec ?? {};
-  const others = await K8s(PackageRevision)
-    .InNamespace(pr.metadata?.namespace ?? "")
-    .WithField("spec.repository", spec.repository ?? "")
-    .WithField("spec.packageName", spec.packageName ?? "")
-    .WithField("spec.workspaceName", spec.workspaceName ?? "")
-    .Get();
+  const others = await cluster.list(PackageRevisionKind, {
+    namespace: pr.metadata?.namespace,
+    fields: {
+      "spec.repository": spec.repository ?? "",
+      "spec.packageName": spec.packageName ?? "",
+      "spec.workspaceName": spec.workspaceName ?? "",
+    },
+  });
   return workspaceTakenProblem(
     { name: pr.metadata?.name ?? "", ...spec },
-    others.items.map(o => ({ name: o.metadata?.name ?? "", ...o.spec })),
+    others.map(o => ({ name: o.metadata?.name ?? "", ...o.spec })),
   );
 }

@@ -8,7 +8,7 @@ import {
   tuneKubeClient,
   type KubeConfigModule,
   type UndiciModule,
-} from "../../../capabilities/shared/kube-client-tuning";
+} from "../../../capabilities/shared/cluster/kube-client-tuning";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const undici = require("undici") as typeof import("undici");

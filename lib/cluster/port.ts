@@ -1,0 +1,139 @@
+/**
+ * The cluster port: everything the operator asks of the Kubernetes API, as one narrow interface.
+ * Reconcilers and admission rules take a `Cluster` as an argument; one adapter talks to a real
+ * API server (capabilities/shared/cluster/fluent-client.ts), and unit tests use an in-memory
+ * implementation. Errors are `ApiError`s (./errors.ts), whatever the adapter.
+ */
+
+/** Where a kind is served. `T` only types what `get` and `list` return. */
+export interface ResourceKind<T extends KubeObject = KubeObject> {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly namespaced: boolean;
+  /** Never set: carries T for inference. */
+  readonly __object?: T;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  // Typed loosely: the client library's types say Date, the wire says an RFC 3339 string.
+  creationTimestamp?: unknown;
+  deletionTimestamp?: unknown;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: OwnerReference[];
+  managedFields?: unknown[];
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+}
+
+export interface ObjectRef {
+  namespace?: string;
+  name: string;
+}
+
+export interface ListOptions {
+  namespace?: string;
+  /**
+   * Label selector: a map (every key must have the value; "" means "has the key") or a
+   * selector string as the API takes it (set-based terms included).
+   */
+  labels?: Record<string, string> | string;
+  /** Field selector: a map of equalities, e.g. {"spec.repository": "blueprints"}, or a string. */
+  fields?: Record<string, string> | string;
+}
+
+/** RFC 6902 operations. */
+export type JsonPatchOperation =
+  | { op: "add" | "replace" | "test"; path: string; value: unknown }
+  | { op: "remove"; path: string };
+
+/** A JSON patch (a list of operations) or a JSON merge patch (an object). */
+export type Patch = { json: JsonPatchOperation[] } | { merge: object };
+
+export interface WriteOptions {
+  /** Write the /status subresource. */
+  status?: boolean;
+}
+
+export type EventType = "Normal" | "Warning";
+
+export type WatchPhase = "ADDED" | "MODIFIED" | "DELETED";
+
+export interface Watch {
+  close(): void;
+}
+
+/** One group/version's resources, as discovery lists them. */
+export interface ApiResource {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+export interface Cluster {
+  /** The object, or undefined when the API says 404. */
+  get<T extends KubeObject>(kind: ResourceKind<T>, ref: ObjectRef): Promise<T | undefined>;
+  /** Every object matching, across pages. */
+  list<T extends KubeObject>(kind: ResourceKind<T>, options?: ListOptions): Promise<T[]>;
+  /**
+   * Creates `obj`. With `tolerateExisting`, an AlreadyExists answer returns undefined instead of
+   * failing. Kinds that are never stored (reviews) return the API's answer, status included.
+   */
+  create<T extends KubeObject>(
+    kind: ResourceKind<T>,
+    obj: T,
+    options?: { tolerateExisting?: boolean },
+  ): Promise<T | undefined>;
+  patch<T extends KubeObject>(
+    kind: ResourceKind<T>,
+    ref: ObjectRef,
+    patch: Patch,
+    options?: WriteOptions,
+  ): Promise<T>;
+  /** Server-side apply of `obj` (forced) under `fieldManager`. */
+  apply<T extends KubeObject>(
+    kind: ResourceKind<T>,
+    obj: T,
+    fieldManager: string,
+    options?: WriteOptions,
+  ): Promise<T>;
+  /** Deletes; false when there was nothing to delete. */
+  delete(kind: ResourceKind, ref: ObjectRef): Promise<boolean>;
+  /** Records an Event on `involved`; best effort: a failure is logged, never thrown. */
+  event(involved: KubeObject, type: EventType, reason: string, message: string): Promise<void>;
+  /** The resources one group/version serves (discovery). */
+  resources(group: string, version: string): Promise<ApiResource[]>;
+  /** Watches a kind the operator only learns of at run time (not a Pepr binding). */
+  watch(kind: ResourceKind, onEvent: (obj: KubeObject, phase: WatchPhase) => void): Promise<Watch>;
+}
+
+export const apiVersionOf = (kind: Pick<ResourceKind, "group" | "version">): string =>
+  kind.group ? `${kind.group}/${kind.version}` : kind.version;
+
+/** Where an object is: its namespace and name. */
+export const refOf = (obj: KubeObject): ObjectRef => ({
+  namespace: obj.metadata?.namespace,
+  name: obj.metadata?.name ?? "",
+});
