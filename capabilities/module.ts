@@ -1,6 +1,7 @@
 import { tuneFluentClient } from "./shared/cluster/kube-client-tuning";
 import { Capability, Log, PeprModule } from "pepr";
 import { installCustomResourceDefinitions } from "./install-crds";
+import { operator } from "./operator";
 
 type PackageJSON = ConstructorParameters<typeof PeprModule>[0];
 
@@ -21,7 +22,9 @@ export function startModule(cfg: PackageJSON, capabilities: Capability[]): void 
   // Set PORCH_PEPR_KUBE_CLIENT_UNTUNED=1 to measure the client without it (npm run bench).
   if (!process.env.PORCH_PEPR_KUBE_CLIENT_UNTUNED) tuneFluentClient();
   const port = Number(process.env.PORCH_PEPR_PORT ?? 3000);
-  const ready = runsControllers() ? installCustomResourceDefinitions() : Promise.resolve();
+  const ready = runsControllers()
+    ? installCustomResourceDefinitions(operator.cluster)
+    : Promise.resolve();
   ready
     .then(() => new PeprModule(cfg, capabilities, { deferStart: true }).start(port))
     .catch(error => {

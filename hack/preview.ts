@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import { K8s } from "pepr";
 import { parse } from "yaml";
 import { computeDesiredSet } from "../capabilities/package-variant-set/desired";
 import { listVariants } from "../capabilities/package-variant-set/variants";
-import { PackageVariantSet } from "../crd-types";
+import { operator } from "../capabilities/operator";
+import { PackageVariantSet, PackageVariantSetKind } from "../crd-types";
 import { planSet, specDiff } from "../lib/package-variant-set";
 
 /**
@@ -19,15 +19,15 @@ function parseArgs(argv: string[]): { file: string; namespace: string } {
 }
 
 async function liveSet(set: PackageVariantSet): Promise<PackageVariantSet> {
-  try {
-    const live = await K8s(PackageVariantSet)
-      .InNamespace(set.metadata?.namespace ?? "")
-      .Get(set.metadata?.name ?? "");
-    // The file's spec, with the live object's identity: its PackageVariants carry the UID.
-    return { ...set, metadata: { ...set.metadata, uid: live.metadata?.uid } };
-  } catch {
-    return set;
-  }
+  const live = await operator.cluster
+    .get(PackageVariantSetKind, {
+      namespace: set.metadata?.namespace,
+      name: set.metadata?.name ?? "",
+    })
+    .catch(() => undefined); // a set not in the cluster yet (or not nameable) is previewed as new
+  if (!live) return set;
+  // The file's spec, with the live object's identity: its PackageVariants carry the UID.
+  return { ...set, metadata: { ...set.metadata, uid: live.metadata?.uid } };
 }
 
 async function main(): Promise<void> {
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const namespace = args.namespace || fromFile.metadata?.namespace || "default";
   const set = await liveSet({ ...fromFile, metadata: { ...fromFile.metadata, namespace } });
   const name = `${namespace}/${set.metadata?.name}`;
-  const { outcome, plannable, complete } = await computeDesiredSet(set);
+  const { outcome, plannable, complete } = await computeDesiredSet(operator, set);
   const out: string[] = [
     `PackageVariantSet ${name}${set.metadata?.uid ? "" : " (not in the cluster yet)"}`,
   ];
@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   const plan = planSet(
     set.metadata?.name ?? "",
     outcome.desired,
-    set.metadata?.uid ? await listVariants(set) : [],
+    set.metadata?.uid ? await listVariants(operator, set) : [],
     complete,
   );
   const downstream = (spec?: { downstream?: { repo?: string; package?: string } }) =>

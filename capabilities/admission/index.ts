@@ -14,6 +14,7 @@ import {
 } from "../../lib/validation";
 import { execPolicy } from "../shared/exec-policy";
 import { readableKindPolicy } from "../shared/readable-kinds";
+import { operator } from "../operator";
 import { denyProblems } from "./deny-problems";
 import { validatePackageRevisionRequest, validateResourcesRequest } from "./package-revisions";
 import { validateRepositoryRequest } from "./repositories";
@@ -37,7 +38,7 @@ When(PackageVariant)
   .Validate(
     denyProblems(async spec => [
       ...validatePackageVariant(spec, execPolicy),
-      ...packageVariantKindProblems(spec, await readableKindPolicy()),
+      ...packageVariantKindProblems(spec, await readableKindPolicy(operator)),
     ]),
   );
 
@@ -46,12 +47,18 @@ When(PackageVariantSet)
   .Validate(
     denyProblems(async spec => [
       ...validatePackageVariantSet(spec),
-      ...packageVariantSetKindProblems(spec, await readableKindPolicy()),
+      ...packageVariantSetKindProblems(spec, await readableKindPolicy(operator)),
     ]),
   );
 
-When(PackageRevision).IsCreatedOrUpdated().Validate(validatePackageRevisionRequest);
+When(PackageRevision)
+  .IsCreatedOrUpdated()
+  .Validate(req => validatePackageRevisionRequest(operator, req));
 
-When(PackageRevisionResources).IsCreatedOrUpdated().Validate(validateResourcesRequest);
+When(PackageRevisionResources)
+  .IsCreatedOrUpdated()
+  .Validate(req => validateResourcesRequest(operator, req));
 
-When(Repository).IsCreatedOrUpdated().Validate(validateRepositoryRequest);
+When(Repository)
+  .IsCreatedOrUpdated()
+  .Validate(req => validateRepositoryRequest(operator, req));

@@ -11,7 +11,7 @@ import {
 } from "../../lib/validation";
 import { copySourceProblem } from "../../lib/packages/lifecycle";
 import { refOf } from "../../lib/cluster/port";
-import { cluster } from "../shared/cluster";
+import type { OperatorContext } from "../context";
 import { workspaceTakenBy } from "../shared/workspace-owners";
 import { answer, requestContext, secretProblems } from "./requests";
 import { execPolicy } from "../shared/exec-policy";
@@ -19,10 +19,13 @@ import { execPolicy } from "../shared/exec-policy";
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
 
 /** A new revision copying one that is known to exist and not to be published. */
-async function copySourceProblems(req: PeprValidateRequest<PackageRevision>): Promise<string[]> {
+async function copySourceProblems(
+  ctx: OperatorContext,
+  req: PeprValidateRequest<PackageRevision>,
+): Promise<string[]> {
   const name = req.Raw.spec?.source?.copyFrom?.name;
   if (req.Request.operation !== "CREATE" || !name) return [];
-  const source = await cluster.get(PackageRevisionKind, {
+  const source = await ctx.cluster.get(PackageRevisionKind, {
     namespace: req.Raw.metadata?.namespace,
     name,
   });
@@ -32,8 +35,8 @@ async function copySourceProblems(req: PeprValidateRequest<PackageRevision>): Pr
 }
 
 /** A new revision may not name a package and workspace another object already has. */
-async function workspaceProblems(pr: PackageRevision): Promise<string[]> {
-  const problem = await workspaceTakenBy(pr);
+async function workspaceProblems(ctx: OperatorContext, pr: PackageRevision): Promise<string[]> {
+  const problem = await workspaceTakenBy(ctx, pr);
   return problem ? [problem] : [];
 }
 
@@ -43,22 +46,24 @@ async function workspaceProblems(pr: PackageRevision): Promise<string[]> {
  * refused when applied.
  */
 export async function validatePackageRevisionRequest(
+  ctx: OperatorContext,
   req: PeprValidateRequest<PackageRevision>,
 ): Promise<Response> {
   try {
-    const ctx = await requestContext(req);
+    const admission = await requestContext(ctx, req);
     const old = req.OldResource as PackageRevision | undefined;
-    const problems = validatePackageRevision(req.Raw, old, ctx);
+    const problems = validatePackageRevision(req.Raw, old, admission);
     const uid = repositoryUidProblem(req.Raw.metadata?.annotations, old?.metadata?.annotations);
     if (uid) problems.push(uid);
     // The source is immutable: its URL is checked once, when the revision is created.
-    if (ctx.operation === "CREATE")
+    if (admission.operation === "CREATE")
       problems.push(...cloneSourceUrlProblems(req.Raw.spec, gitUrlPolicyFromEnv(process.env)));
-    if (!ctx.byOperator) {
+    if (!admission.byOperator) {
       // The mirror names objects after what git has and matches existing ones by workspace.
-      if (ctx.operation === "CREATE") problems.push(...(await workspaceProblems(req.Raw)));
-      problems.push(...(await secretProblems(req, "PackageRevision")));
-      problems.push(...(await copySourceProblems(req)));
+      if (admission.operation === "CREATE")
+        problems.push(...(await workspaceProblems(ctx, req.Raw)));
+      problems.push(...(await secretProblems(ctx, req, "PackageRevision")));
+      problems.push(...(await copySourceProblems(ctx, req)));
     }
     return answer(req, problems);
   } catch (error) {
@@ -67,8 +72,11 @@ export async function validatePackageRevisionRequest(
 }
 
 /** The lifecycle of the PackageRevision that owns these files (same name), if it exists. */
-async function ownerLifecycle(prr: PackageRevisionResources): Promise<string | undefined> {
-  const pr = await cluster.get(PackageRevisionKind, refOf(prr));
+async function ownerLifecycle(
+  ctx: OperatorContext,
+  prr: PackageRevisionResources,
+): Promise<string | undefined> {
+  const pr = await ctx.cluster.get(PackageRevisionKind, refOf(prr));
   return pr?.spec?.lifecycle;
 }
 
@@ -77,13 +85,17 @@ async function ownerLifecycle(prr: PackageRevisionResources): Promise<string | u
  * files with unsafe names or exec functions the administrator did not allow, always.
  */
 export async function validateResourcesRequest(
+  ctx: OperatorContext,
   req: PeprValidateRequest<PackageRevisionResources>,
 ): Promise<Response> {
   try {
     const old = req.OldResource as PackageRevisionResources | undefined;
-    const ctx: AdmissionContext = await requestContext(req);
-    const lifecycle = old && !ctx.byOperator ? await ownerLifecycle(req.Raw) : undefined;
-    return answer(req, validatePackageRevisionResources(req.Raw, old, lifecycle, ctx, execPolicy));
+    const admission: AdmissionContext = await requestContext(ctx, req);
+    const lifecycle = old && !admission.byOperator ? await ownerLifecycle(ctx, req.Raw) : undefined;
+    return answer(
+      req,
+      validatePackageRevisionResources(req.Raw, old, lifecycle, admission, execPolicy),
+    );
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
   }

@@ -1,3 +1,4 @@
+import type { OperatorContext } from "../context";
 import { PeprValidateRequest } from "pepr";
 import { Repository } from "../../crd-types";
 import { isDeepStrictEqual } from "node:util";
@@ -15,16 +16,17 @@ type Response = ReturnType<PeprValidateRequest<Repository>["Approve"]>;
  * checked like any other (a tenant's own finalizer can hold an object terminating).
  */
 export async function validateRepositoryRequest(
+  ctx: OperatorContext,
   req: PeprValidateRequest<Repository>,
 ): Promise<Response> {
   try {
     const old = req.OldResource as Repository | undefined;
     if (old && isDeepStrictEqual(old.spec, req.Raw.spec)) return req.Approve();
-    const ctx = await requestContext(req);
-    if (ctx.byOperator) return req.Approve();
+    const admission = await requestContext(ctx, req);
+    if (admission.byOperator) return req.Approve();
     return answer(req, [
       ...validateRepository(req.Raw.spec, gitUrlPolicyFromEnv(process.env)),
-      ...(await secretProblems(req, "Repository")),
+      ...(await secretProblems(ctx, req, "Repository")),
     ]);
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);

@@ -5,7 +5,7 @@ import {
   secretUseProblem,
   secretUses,
 } from "../../lib/validation";
-import { operatorUsername, userMay } from "../shared/access-reviews";
+import type { OperatorContext } from "../context";
 import { errorMessage } from "../../lib/errors";
 
 /** What Pepr admits: its requests are typed over the client's object type. */
@@ -26,9 +26,10 @@ export function answer<T extends KubernetesObject>(
  * cannot be learned, no request is taken for the operator's (its write is retried).
  */
 export async function requestContext<T extends KubernetesObject>(
+  ctx: OperatorContext,
   req: PeprValidateRequest<T>,
 ): Promise<AdmissionContext> {
-  const operator = await operatorUsername().catch(() => undefined);
+  const operator = await ctx.reviews.operatorUsername().catch(() => undefined);
   return {
     operation: req.Request.operation,
     byOperator: isOperatorRequest(req.Request.userInfo, operator),
@@ -41,6 +42,7 @@ export async function requestContext<T extends KubernetesObject>(
  * cannot be made denies, with the reason.
  */
 export async function secretProblems<T extends KubernetesObject>(
+  ctx: OperatorContext,
   req: PeprValidateRequest<T>,
   kind: string,
 ): Promise<string[]> {
@@ -48,7 +50,7 @@ export async function secretProblems<T extends KubernetesObject>(
   const problems: string[] = [];
   for (const use of uses) {
     try {
-      const { allowed } = await userMay(req.Request.userInfo, {
+      const { allowed } = await ctx.reviews.userMay(req.Request.userInfo, {
         verb: "get",
         group: "",
         resource: "secrets",

@@ -1,5 +1,7 @@
 import { Log } from "pepr";
+import { Slots } from "../../lib/controller/concurrency";
 import { packageRevisionConcurrency } from "../../lib/controller/render-concurrency";
+import type { RenderSettings } from "../context";
 import { createFunctionRuntime } from "../../lib/fn";
 import { execPolicy } from "../shared/exec-policy";
 
@@ -8,12 +10,13 @@ export const concurrency = packageRevisionConcurrency(process.env);
 for (const warning of concurrency.warnings) Log.warn(warning);
 
 /** Operator settings for rendering, from the environment of the controller process. */
-export const renderConfig = {
-  /** Renders running at once, at most the reconcile workers (a higher limit is never reached). */
-  maxConcurrentRenders: concurrency.renders,
-  /** When every render slot is taken, try again after this long instead of blocking. */
-  requeueDelayMs: Number(process.env.PORCH_PEPR_RENDER_REQUEUE_MS ?? 2000),
-};
-
-/** `exec` functions run only allow-listed executables, and only when the operator enables exec. */
-export const functionRuntime = createFunctionRuntime({ execPolicy });
+export function renderSettings(): RenderSettings {
+  return {
+    // Renders running at once, at most the reconcile workers (a higher limit is never reached).
+    slots: new Slots(concurrency.renders),
+    // When every render slot is taken, try again after this long instead of blocking.
+    requeueDelayMs: Number(process.env.PORCH_PEPR_RENDER_REQUEUE_MS ?? 2000),
+    // `exec` functions run only allow-listed executables, and only when the admin enables exec.
+    runtime: createFunctionRuntime({ execPolicy }),
+  };
+}

@@ -1,4 +1,3 @@
-import { Log } from "pepr";
 import { PackageRevision, PackageRevisionKind, Repository, RepositoryKind } from "../../crd-types";
 import { ignoreNotFound } from "../../lib/cluster/errors";
 import { NamespaceKind } from "../../lib/cluster/kinds";
@@ -13,16 +12,18 @@ import {
   recordedRepositoryUid,
   REPOSITORY_UID_ANNOTATION,
 } from "../../lib/packages/deletion";
-import { cluster } from "../shared/cluster";
-import { storeFor } from "../shared/content-stores";
+import type { OperatorContext } from "../context";
 import { gitKey } from "../shared/git-key";
 import { applyCoreStatus } from "./status";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
 
 export const FINALIZER = "porch.kpt.dev/packagerevisions";
 
-async function liveRepository(pr: PackageRevision): Promise<Repository | undefined> {
-  return cluster.get(RepositoryKind, {
+async function liveRepository(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+): Promise<Repository | undefined> {
+  return ctx.cluster.get(RepositoryKind, {
     namespace: pr.metadata?.namespace,
     name: pr.spec?.repository ?? "",
   });
@@ -36,7 +37,7 @@ const escapeKey = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
  * the annotation records which registration of that name the revision belongs to, and an
  * ownerReference is only ever added for that one.
  */
-async function ensureFinalizer(pr: PackageRevision): Promise<void> {
+async function ensureFinalizer(ctx: OperatorContext, pr: PackageRevision): Promise<void> {
   const patch: JsonPatchOperation[] = [];
   const finalizers = pr.metadata?.finalizers ?? [];
   if (!finalizers.includes(FINALIZER))
@@ -45,7 +46,7 @@ async function ensureFinalizer(pr: PackageRevision): Promise<void> {
   const annotations = pr.metadata?.annotations;
   const hasOwner = owners.some(o => o.kind === "Repository");
   if (!hasOwner || !annotations?.[REPOSITORY_UID_ANNOTATION]) {
-    const repo = await liveRepository(pr);
+    const repo = await liveRepository(ctx, pr);
     const uid = repo?.metadata?.uid;
     const recorded = recordedRepositoryUid(pr) ?? uid;
     if (recorded && !annotations?.[REPOSITORY_UID_ANNOTATION]) {
@@ -74,20 +75,20 @@ async function ensureFinalizer(pr: PackageRevision): Promise<void> {
       patch.push({ op: "add", path: "/metadata/ownerReferences", value: [...owners, owner] });
     }
   }
-  if (patch.length > 0) await cluster.patch(PackageRevisionKind, refOf(pr), { json: patch });
+  if (patch.length > 0) await ctx.cluster.patch(PackageRevisionKind, refOf(pr), { json: patch });
 }
 
-async function removeFinalizer(pr: PackageRevision): Promise<void> {
+async function removeFinalizer(ctx: OperatorContext, pr: PackageRevision): Promise<void> {
   const finalizers = (pr.metadata?.finalizers ?? []).filter(f => f !== FINALIZER);
-  await cluster
+  await ctx.cluster
     .patch(PackageRevisionKind, refOf(pr), {
       json: [{ op: "replace", path: "/metadata/finalizers", value: finalizers }],
     })
     .catch(ignoreNotFound);
 }
 
-async function namespaceTerminating(namespace: string): Promise<boolean> {
-  const ns = await cluster.get(NamespaceKind, { name: namespace });
+async function namespaceTerminating(ctx: OperatorContext, namespace: string): Promise<boolean> {
+  const ns = await ctx.cluster.get(NamespaceKind, { name: namespace });
   return !ns || Boolean(ns.metadata?.deletionTimestamp) || ns.status?.phase === "Terminating";
 }
 
@@ -96,11 +97,12 @@ const backedByGit = (pr: PackageRevision) =>
   Boolean(pr.status?.creationSource || pr.status?.selfLock?.git?.commit);
 
 async function deletionFacts(
+  ctx: OperatorContext,
   pr: PackageRevision,
 ): Promise<{ facts: DeletionFacts; repo?: Repository }> {
   const [repo, terminating] = await Promise.all([
-    liveRepository(pr),
-    namespaceTerminating(pr.metadata?.namespace ?? ""),
+    liveRepository(ctx, pr),
+    namespaceTerminating(ctx, pr.metadata?.namespace ?? ""),
   ]);
   const facts = {
     recordedRepositoryUid: recordedRepositoryUid(pr),
@@ -123,15 +125,18 @@ async function deletionFacts(
  * moved to DeletionProposed. Returns true when the object is being deleted (the other steps
  * then have nothing to do).
  */
-export async function reconcileFinalizer(pr: PackageRevision): Promise<boolean> {
+export async function reconcileFinalizer(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+): Promise<boolean> {
   if (!pr.metadata?.deletionTimestamp) {
-    await ensureFinalizer(pr);
+    await ensureFinalizer(ctx, pr);
     return false;
   }
   if (!(pr.metadata.finalizers ?? []).includes(FINALIZER)) return true;
-  const { facts, repo } = await deletionFacts(pr);
+  const { facts, repo } = await deletionFacts(ctx, pr);
   // Git is read (and the store opened) only for content this revision may delete.
-  const store = repo && !keepGitReason(facts) ? await storeFor(repo) : undefined;
+  const store = repo && !keepGitReason(facts) ? await ctx.stores.of(repo) : undefined;
   let lifecycle: Lifecycle | undefined;
   if (store) {
     try {
@@ -143,24 +148,24 @@ export async function reconcileFinalizer(pr: PackageRevision): Promise<boolean> 
   const step = planDeletion(facts, lifecycle, pr.spec?.lifecycle);
   switch (step.action) {
     case "block":
-      await applyCoreStatus(pr, {}, [
+      await applyCoreStatus(ctx, pr, {}, [
         { type: "Ready", status: "False", reason: "DeletionBlocked", message: step.message },
       ]);
       return true;
     case "keepGit":
-      Log.info(
+      ctx.log.info(
         `deleting ${pr.metadata.namespace}/${pr.metadata.name}; git left alone: ${step.reason}`,
       );
-      await removeFinalizer(pr);
+      await removeFinalizer(ctx, pr);
       // Only when its package lives on: otherwise everything around it is being deleted too.
       if (facts.repository && !facts.repository.deleting && !facts.namespaceTerminating) {
-        await cluster.event(
+        await ctx.cluster.event(
           pr,
           "Normal",
           "GitContentKept",
           `deleted without touching git: ${step.reason}`,
         );
-        await refreshLatestLabels(pr);
+        await refreshLatestLabels(ctx, pr);
       }
       return true;
     case "deleteGit":
@@ -168,7 +173,7 @@ export async function reconcileFinalizer(pr: PackageRevision): Promise<boolean> 
         await store?.deletePackage(gitKey(pr));
       } catch (error) {
         if (!isGitStoreError(error, "NotFound")) {
-          Log.warn(`deleting ${pr.metadata.name} from git failed: ${errorMessage(error)}`);
+          ctx.log.warn(`deleting ${pr.metadata.name} from git failed: ${errorMessage(error)}`);
           throw new Error(`failed to delete package from git: ${errorMessage(error)}`);
         }
       }
@@ -176,7 +181,7 @@ export async function reconcileFinalizer(pr: PackageRevision): Promise<boolean> 
     case "release":
       break;
   }
-  await removeFinalizer(pr);
-  await refreshLatestLabels(pr);
+  await removeFinalizer(ctx, pr);
+  await refreshLatestLabels(ctx, pr);
   return true;
 }

@@ -1,6 +1,7 @@
 import { Capability } from "pepr";
 import { PackageRevision, PackageRevisionResources } from "../../crd-types";
 import { Controller } from "../shared/controller";
+import { operator } from "../operator";
 import { concurrency } from "./config";
 import { reconcilePackageRevision } from "./reconcile";
 
@@ -18,7 +19,7 @@ const { When } = PackageRevisionCapability;
 
 export const packageRevisionController = new Controller(
   "PackageRevision",
-  reconcilePackageRevision,
+  key => reconcilePackageRevision(key, operator),
   { concurrency: concurrency.workers },
 );
 

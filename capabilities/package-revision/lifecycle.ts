@@ -1,3 +1,4 @@
+import type { OperatorContext } from "../context";
 import { PackageRevision } from "../../crd-types";
 import {
   ContentStore,
@@ -15,6 +16,7 @@ import { gitKey } from "../shared/git-key";
 import { applyCoreStatus, condition } from "./status";
 
 async function currentInfo(
+  ctx: OperatorContext,
   store: ContentStore,
   pr: PackageRevision,
 ): Promise<PackageRevisionInfo | undefined> {
@@ -36,35 +38,40 @@ function publishedFields(store: ContentStore, info: PackageRevisionInfo) {
   };
 }
 
-const fail = (pr: PackageRevision, message: string) =>
-  applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason: "Failed", message }]);
+const fail = (ctx: OperatorContext, pr: PackageRevision, message: string) =>
+  applyCoreStatus(ctx, pr, {}, [{ type: "Ready", status: "False", reason: "Failed", message }]);
 
 /**
  * Moves the revision in git to spec.lifecycle (Draft → Proposed → Published, Proposed → Draft,
  * Published ⇄ DeletionProposed). Publishing assigns the next revision number and tag; the
  * latest-revision labels of the package follow.
  */
-export async function reconcileLifecycle(pr: PackageRevision, store: ContentStore): Promise<void> {
+export async function reconcileLifecycle(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  store: ContentStore,
+): Promise<void> {
   const wanted = (pr.spec?.lifecycle ?? "Draft") as Lifecycle;
-  let info = await currentInfo(store, pr);
+  let info = await currentInfo(ctx, store, pr);
   if (!info) {
     if (pr.spec?.source) return; // its source has not produced content yet (or failed: status says)
     return void (await fail(
+      ctx,
       pr,
       `package revision ${pr.spec?.packageName}/${pr.spec?.workspaceName} not found in git`,
     ));
   }
   if (info.lifecycle !== wanted) {
     const problem = transitionProblem(info.lifecycle, wanted);
-    if (problem) return void (await fail(pr, problem));
+    if (problem) return void (await fail(ctx, pr, problem));
     const unmet = wanted === "Published" ? unmetReadinessGates({ ...pr.spec, ...pr.status }) : [];
     if (unmet.length > 0)
-      return void (await fail(pr, `readiness gates not met: ${unmet.join(", ")}`));
+      return void (await fail(ctx, pr, `readiness gates not met: ${unmet.join(", ")}`));
     try {
       info = await store.updateLifecycle(gitKey(pr), wanted);
     } catch (error) {
       if (!isGitStoreError(error)) throw error;
-      return void (await fail(pr, errorMessage(error)));
+      return void (await fail(ctx, pr, errorMessage(error)));
     }
   }
   const fields = info.revision > 0 ? publishedFields(store, info) : {};
@@ -82,6 +89,6 @@ export async function reconcileLifecycle(pr: PackageRevision, store: ContentStor
     current?.reason !== ready.reason ||
     pr.status?.observedGeneration !== pr.metadata?.generation;
   if (!changed) return;
-  await applyCoreStatus(pr, fields, [ready]);
-  if (info.revision > 0) await refreshLatestLabels(pr);
+  await applyCoreStatus(ctx, pr, fields, [ready]);
+  if (info.revision > 0) await refreshLatestLabels(ctx, pr);
 }

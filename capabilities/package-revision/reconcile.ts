@@ -2,8 +2,7 @@ import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { isPermanentError } from "../../lib/controller/permanent-error";
 import { recordedRepositoryUid } from "../../lib/packages/deletion";
-import { cluster } from "../shared/cluster";
-import { storeForName } from "../shared/content-stores";
+import type { OperatorContext } from "../context";
 import { splitKey } from "../shared/controller";
 import { reconcileFinalizer } from "./finalizer";
 import { reconcileLifecycle } from "./lifecycle";
@@ -11,8 +10,11 @@ import { reconcileRender } from "./render";
 import { reconcileSource } from "./source";
 import { applyCoreStatus } from "./status";
 
-async function getPackageRevision(key: string): Promise<PackageRevision | undefined> {
-  return cluster.get(PackageRevisionKind, splitKey(key));
+async function getPackageRevision(
+  ctx: OperatorContext,
+  key: string,
+): Promise<PackageRevision | undefined> {
+  return ctx.cluster.get(PackageRevisionKind, splitKey(key));
 }
 
 /**
@@ -20,40 +22,46 @@ async function getPackageRevision(key: string): Promise<PackageRevision | undefi
  * render (Drafts whose files changed), lifecycle (git follows spec.lifecycle). Each step reads
  * what it needs and returns early when it has nothing to do.
  */
-export async function reconcilePackageRevision(key: string): Promise<ReconcileResult | void> {
-  const pr = await getPackageRevision(key);
+export async function reconcilePackageRevision(
+  key: string,
+  ctx: OperatorContext,
+): Promise<ReconcileResult | void> {
+  const pr = await getPackageRevision(ctx, key);
   if (!pr) return;
   try {
-    return await reconcileSteps(pr);
+    return await reconcileSteps(ctx, pr);
   } catch (error) {
     // No retry can fix it (the queue does not retry it): say so where the tenant looks.
     if (isPermanentError(error)) {
       const { reason, message } = error;
-      await applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason, message }]);
+      await applyCoreStatus(ctx, pr, {}, [{ type: "Ready", status: "False", reason, message }]);
     }
     throw error;
   }
 }
 
-async function reconcileSteps(pr: PackageRevision): Promise<ReconcileResult | void> {
-  if (await reconcileFinalizer(pr)) return;
+async function reconcileSteps(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+): Promise<ReconcileResult | void> {
+  if (await reconcileFinalizer(ctx, pr)) return;
   if (!pr.spec?.lifecycle) return;
-  const repo = await storeForName(pr.metadata?.namespace ?? "", pr.spec.repository ?? "");
+  const repo = await ctx.stores.named(pr.metadata?.namespace ?? "", pr.spec.repository ?? "");
   if (!repo) {
     const message = `repository "${pr.spec.repository}" not found or being deleted`;
-    return void (await applyCoreStatus(pr, {}, [
+    return void (await applyCoreStatus(ctx, pr, {}, [
       { type: "Ready", status: "False", reason: "Failed", message },
     ]));
   }
   const recorded = recordedRepositoryUid(pr);
   if (recorded && recorded !== repo.repo.metadata?.uid) {
     const message = `made under an earlier Repository "${pr.spec.repository}" (UID ${recorded}); this one was re-created since (UID ${repo.repo.metadata?.uid}) and is not changed through this object: delete it, and the Repository's sync mirrors what git has`;
-    return void (await applyCoreStatus(pr, {}, [
+    return void (await applyCoreStatus(ctx, pr, {}, [
       { type: "Ready", status: "False", reason: "RepositoryReplaced", message },
     ]));
   }
-  if (!(await reconcileSource(pr, repo.repo, repo.store))) return;
-  const render = await reconcileRender(pr, repo.store);
-  await reconcileLifecycle(pr, repo.store);
+  if (!(await reconcileSource(ctx, pr, repo.repo, repo.store))) return;
+  const render = await reconcileRender(ctx, pr, repo.store);
+  await reconcileLifecycle(ctx, pr, repo.store);
   return render;
 }

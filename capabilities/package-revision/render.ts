@@ -10,9 +10,8 @@ import { isGitStoreError, type ContentStore } from "../../lib/git";
 import { isPermanentError, PermanentError } from "../../lib/controller/permanent-error";
 import { assertSafeFileNames } from "../../lib/packages/content-readiness";
 import { isConflict } from "../../lib/cluster/errors";
-import { cluster } from "../shared/cluster";
+import type { OperatorContext } from "../context";
 import { writeResources } from "../shared/package-resources";
-import { functionRuntime, renderConfig } from "./config";
 import { gitKey } from "../shared/git-key";
 import { kptfileState } from "../../lib/packages/kptfile-state";
 import {
@@ -25,10 +24,11 @@ import {
 
 export const PUSH_ON_RENDER_FAILURE = "porch.kpt.dev/push-on-render-failure";
 
-let rendering = 0;
-
-async function getResources(pr: PackageRevision): Promise<PackageRevisionResources | undefined> {
-  return cluster.get(PackageRevisionResourcesKind, {
+async function getResources(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+): Promise<PackageRevisionResources | undefined> {
+  return ctx.cluster.get(PackageRevisionResourcesKind, {
     namespace: pr.metadata?.namespace,
     name: pr.metadata?.name ?? "",
   });
@@ -36,10 +36,11 @@ async function getResources(pr: PackageRevision): Promise<PackageRevisionResourc
 
 /** The render result on the PackageRevisionResources, only if nobody edited it meanwhile. */
 async function writeRenderStatus(
+  ctx: OperatorContext,
   prr: PackageRevisionResources,
   out: RenderOutput,
 ): Promise<PackageRevisionResources> {
-  return cluster.apply(
+  return ctx.cluster.apply(
     PackageRevisionResourcesKind,
     {
       metadata: {
@@ -60,26 +61,32 @@ async function writeRenderStatus(
  * The Kptfile's readiness gates and package metadata (spec) and its conditions (status) surface
  * on the PackageRevision, where admission and the lifecycle controller check the gates.
  */
-async function syncKptfile(pr: PackageRevision, files: Record<string, string>): Promise<void> {
+async function syncKptfile(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  files: Record<string, string>,
+): Promise<void> {
   const state = kptfileState(files.Kptfile);
   const spec = { readinessGates: state.readinessGates, packageMetadata: state.packageMetadata };
   const current = {
     readinessGates: pr.spec?.readinessGates ?? [],
     packageMetadata: pr.spec?.packageMetadata ?? {},
   };
-  if (!isDeepStrictEqual(spec, current)) await applyKptfileSpec(pr, spec);
+  if (!isDeepStrictEqual(spec, current)) await applyKptfileSpec(ctx, pr, spec);
   if (!isDeepStrictEqual(state.packageConditions, pr.status?.packageConditions ?? []))
-    await applyKptfileStatus(pr, state.packageConditions);
+    await applyKptfileStatus(ctx, pr, state.packageConditions);
 }
 
 /** Files git cannot take: the render stops for this version of the files and says why. */
 async function reportUncommittable(
+  ctx: OperatorContext,
   pr: PackageRevision,
   version: string | undefined,
   error: PermanentError,
 ): Promise<void> {
   const condition = { status: "False" as const, reason: error.reason, message: error.message };
   await applyRenderStatus(
+    ctx,
     pr,
     { observedPrrResourceVersion: version },
     {
@@ -87,11 +94,12 @@ async function reportUncommittable(
       ...condition,
     },
   );
-  await applyCoreStatus(pr, {}, [{ type: "Ready", ...condition }]);
+  await applyCoreStatus(ctx, pr, {}, [{ type: "Ready", ...condition }]);
 }
 
 /** Git refuses content only for what a retry cannot change (a missing Kptfile, a bad path). */
 async function commitRendered(
+  ctx: OperatorContext,
   pr: PackageRevision,
   store: ContentStore,
   out: RenderOutput,
@@ -120,40 +128,40 @@ async function commitRendered(
  * they change.
  */
 export async function reconcileRender(
+  ctx: OperatorContext,
   pr: PackageRevision,
   store: ContentStore,
 ): Promise<ReconcileResult | void> {
   // Drafts, and proposals a PackageVariant updates in place (seed 003), are rendered.
   if (pr.spec?.lifecycle !== "Draft" && pr.spec?.lifecycle !== "Proposed") return;
   if (pr.spec.source && !pr.status?.creationSource) return;
-  const prr = await getResources(pr);
+  const prr = await getResources(ctx, pr);
   const version = prr?.metadata?.resourceVersion;
   if (!prr || version === pr.status?.observedPrrResourceVersion) return;
-  if (renderConfig.maxConcurrentRenders > 0 && rendering >= renderConfig.maxConcurrentRenders) {
-    return { requeueAfterMs: renderConfig.requeueDelayMs };
-  }
-  rendering++;
+  // Every render slot taken: come back later rather than hold a reconcile worker.
+  if (!ctx.render.slots.take()) return { requeueAfterMs: ctx.render.requeueDelayMs };
   let written = prr;
   try {
-    await applyRenderStatus(pr, { renderingPrrResourceVersion: version });
+    await applyRenderStatus(ctx, pr, { renderingPrrResourceVersion: version });
     assertSafeFileNames(prr.spec?.resources ?? {}, "spec.resources");
-    const out = await renderPackage(prr.spec?.resources ?? {}, { runtime: functionRuntime });
+    const out = await renderPackage(prr.spec?.resources ?? {}, { runtime: ctx.render.runtime });
     const keep = out.ok || pr.metadata?.annotations?.[PUSH_ON_RENDER_FAILURE] === "true";
     if (keep) assertSafeFileNames(out.files, "the rendered files");
     try {
       if (keep && !isDeepStrictEqual(out.files, prr.spec?.resources))
-        written = await writeResources(pr, out.files, MANAGER.render, version);
-      written = await writeRenderStatus(written, out);
+        written = await writeResources(ctx, pr, out.files, MANAGER.render, version);
+      written = await writeRenderStatus(ctx, written, out);
     } catch (error) {
       // Edited while we rendered: this render is stale, render the newer content instead.
       if (isConflict(error)) return { requeueAfterMs: 0 };
       throw error;
     }
     if (keep) {
-      await commitRendered(pr, store, out);
-      await syncKptfile(pr, out.files);
+      await commitRendered(ctx, pr, store, out);
+      await syncKptfile(ctx, pr, out.files);
     }
     await applyRenderStatus(
+      ctx,
       pr,
       { observedPrrResourceVersion: written.metadata?.resourceVersion },
       out.ok
@@ -172,8 +180,8 @@ export async function reconcileRender(
     );
   } catch (error) {
     if (!isPermanentError(error)) throw error;
-    await reportUncommittable(pr, written.metadata?.resourceVersion, error);
+    await reportUncommittable(ctx, pr, written.metadata?.resourceVersion, error);
   } finally {
-    rendering--;
+    ctx.render.slots.release();
   }
 }

@@ -15,9 +15,8 @@ import { isPermanentError } from "../../lib/controller/permanent-error";
 import { assertSafeFileNames } from "../../lib/packages/content-readiness";
 import { workspaceTakenBy } from "../shared/workspace-owners";
 import { errorMessage } from "../../lib/errors";
-import { cluster } from "../shared/cluster";
+import type { OperatorContext } from "../context";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
-import { rawStore } from "../shared/content-stores";
 import { writeResources } from "../shared/package-resources";
 import { gitKey } from "../shared/git-key";
 import { applyCoreStatus, applyRenderStatus, MANAGER } from "./status";
@@ -36,10 +35,11 @@ const packagePathOf = (pr: PackageRevision) => pr.spec?.packageName ?? "";
 
 /** Clone source given as a git URL, ref and directory instead of a registered revision. */
 async function fromGitUrl(
+  ctx: OperatorContext,
   namespace: string,
   git: { repo: string; ref: string; directory: string; secretRef?: { name: string } },
 ) {
-  const raw = await rawStore(namespace, git);
+  const raw = await ctx.stores.raw(namespace, git);
   try {
     const { files, commit } = await raw.readAtRef(git.ref, git.directory);
     return {
@@ -52,7 +52,11 @@ async function fromGitUrl(
 }
 
 /** What a source produces: the package's files (seed 002 "Source Execution"). */
-async function executeSource(pr: PackageRevision, repo: Repository): Promise<SourceResult> {
+async function executeSource(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  repo: Repository,
+): Promise<SourceResult> {
   const source = pr.spec?.source ?? {};
   const namespace = pr.metadata?.namespace ?? "";
   const forDeployment = repo.spec?.deployment === true;
@@ -68,15 +72,15 @@ async function executeSource(pr: PackageRevision, repo: Repository): Promise<Sou
     const { upstreamRef, git } = source.cloneFrom;
     if (!upstreamRef && !git) throw new SourceError("cloneFrom needs upstreamRef or git");
     const upstream = upstreamRef
-      ? await contentOf(namespace, upstreamRef.name, "upstream")
-      : await fromGitUrl(namespace, git!);
+      ? await contentOf(ctx, namespace, upstreamRef.name, "upstream")
+      : await fromGitUrl(ctx, namespace, git!);
     return {
       creationSource: "clone",
       files: clonePackage(upstream.content.files, upstream.lock, packageName, options),
     };
   }
   if (source.copyFrom) {
-    const from = await contentOf(namespace, source.copyFrom.name, "source");
+    const from = await contentOf(ctx, namespace, source.copyFrom.name, "source");
     if (
       from.pr.spec?.packageName !== packageName ||
       from.pr.spec?.repository !== pr.spec?.repository
@@ -90,9 +94,9 @@ async function executeSource(pr: PackageRevision, repo: Repository): Promise<Sou
   if (source.upgrade) {
     const u = source.upgrade;
     const [original, updated, local] = await Promise.all([
-      contentOf(namespace, u.oldUpstream.name, "old upstream"),
-      contentOf(namespace, u.newUpstream.name, "new upstream"),
-      contentOf(namespace, u.currentPackage.name, "current package"),
+      contentOf(ctx, namespace, u.oldUpstream.name, "old upstream"),
+      contentOf(ctx, namespace, u.newUpstream.name, "new upstream"),
+      contentOf(ctx, namespace, u.currentPackage.name, "current package"),
     ]);
     const strategy = u.strategy && isUpdateStrategy(u.strategy) ? u.strategy : "resource-merge";
     const result = upgradePackage(
@@ -130,10 +134,10 @@ function upgradeCondition(conflicts: MergeConflict[] | undefined): ConditionInpu
 /** Git already has this package and workspace, and not as this object's source made it. */
 class WorkspaceTakenError extends Error {}
 
-async function workspaceTakenMessage(pr: PackageRevision): Promise<string> {
+async function workspaceTakenMessage(ctx: OperatorContext, pr: PackageRevision): Promise<string> {
   const spec = pr.spec ?? {};
   return (
-    (await workspaceTakenBy(pr)) ??
+    (await workspaceTakenBy(ctx, pr)) ??
     `spec.workspaceName: package "${spec.packageName}" of repository "${spec.repository}" already has workspace "${spec.workspaceName}" in git, not made by this PackageRevision (an earlier object's or from outside); choose another workspaceName`
   );
 }
@@ -143,7 +147,12 @@ async function workspaceTakenMessage(pr: PackageRevision): Promise<string> {
  * it holds exactly these files (this object's attempt, interrupted before it wrote the
  * status); anything else belongs to someone else and is not taken over.
  */
-async function commitDraft(pr: PackageRevision, store: ContentStore, result: SourceResult) {
+async function commitDraft(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  store: ContentStore,
+  result: SourceResult,
+) {
   try {
     const draft = await store.createNewDraft(gitKey(pr));
     await draft.updateResources(result.files, `${result.creationSource} ${pr.metadata?.name}`);
@@ -155,13 +164,18 @@ async function commitDraft(pr: PackageRevision, store: ContentStore, result: Sou
       (existing.info.lifecycle === "Draft" || existing.info.lifecycle === "Proposed") &&
       isDeepStrictEqual(existing.files, result.files);
     if (ours) return existing.info;
-    throw new WorkspaceTakenError(await workspaceTakenMessage(pr));
+    throw new WorkspaceTakenError(await workspaceTakenMessage(ctx, pr));
   }
 }
 
-async function sourceFailed(pr: PackageRevision, reason: string, message: string) {
-  await applyCoreStatus(pr, {}, [{ type: "Ready", status: "False", reason, message }]);
-  await applyRenderStatus(pr, {}, { type: "Rendered", status: "False", reason, message });
+async function sourceFailed(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  reason: string,
+  message: string,
+) {
+  await applyCoreStatus(ctx, pr, {}, [{ type: "Ready", status: "False", reason, message }]);
+  await applyRenderStatus(ctx, pr, {}, { type: "Rendered", status: "False", reason, message });
 }
 
 /**
@@ -170,6 +184,7 @@ async function sourceFailed(pr: PackageRevision, reason: string, message: string
  * Returns false when the source failed (the status says why).
  */
 export async function reconcileSource(
+  ctx: OperatorContext,
   pr: PackageRevision,
   repo: Repository,
   store: ContentStore,
@@ -177,7 +192,7 @@ export async function reconcileSource(
   if (!pr.spec?.source || pr.status?.creationSource) return true;
   let result: SourceResult;
   try {
-    result = await executeSource(pr, repo);
+    result = await executeSource(ctx, pr, repo);
     // Names from git or another revision's files: git would refuse them, or worse, take them.
     assertSafeFileNames(result.files, "the source's files");
   } catch (error) {
@@ -188,22 +203,23 @@ export async function reconcileSource(
       isPermanentError(error);
     if (!known) throw error;
     const reason = isPermanentError(error) ? error.reason : failureReason(error, "Failed");
-    await sourceFailed(pr, reason, `create draft: ${errorMessage(error)}`);
+    await sourceFailed(ctx, pr, reason, `create draft: ${errorMessage(error)}`);
     return false;
   }
   let info: PackageRevisionInfo;
   try {
-    info = await commitDraft(pr, store, result);
+    info = await commitDraft(ctx, pr, store, result);
   } catch (error) {
     if (!(error instanceof WorkspaceTakenError)) throw error;
-    await sourceFailed(pr, "AlreadyExists", error.message);
+    await sourceFailed(ctx, pr, "AlreadyExists", error.message);
     return false;
   }
-  await writeResources(pr, result.files, MANAGER.core);
+  await writeResources(ctx, pr, result.files, MANAGER.core);
   const selfLock = lockOf(store.config.url, info);
   const kptfile = readKptfile(result.files.Kptfile ?? "");
   const upstreamLock = kptfile.ok ? kptfile.upstreamLock : undefined;
   await applyCoreStatus(
+    ctx,
     pr,
     { creationSource: result.creationSource, selfLock, upstreamLock, revision: 0 },
     [
@@ -212,14 +228,15 @@ export async function reconcileSource(
     ],
   );
   await applyRenderStatus(
+    ctx,
     pr,
     {},
     { type: "Rendered", status: "Unknown", reason: "Pending", message: "awaiting render" },
   );
   // A new revision is not the latest until published: give it the label's "false" now.
-  await refreshLatestLabels(pr);
+  await refreshLatestLabels(ctx, pr);
   if (result.conflicts?.length) {
-    await cluster.event(
+    await ctx.cluster.event(
       pr,
       "Warning",
       "MergeConflicts",

@@ -1,7 +1,7 @@
 import { PackageRevision, PackageRevisionKind, PackageRevisionStatus } from "../../crd-types";
 import { Condition, ConditionInput, setCondition } from "../../lib/kubernetes/conditions";
 import { FIELD_MANAGERS } from "../../lib/packages/field-managers";
-import { cluster } from "../shared/cluster";
+import type { OperatorContext } from "../context";
 
 /**
  * Seed 002's three status field managers. Each apply states every field its manager owns, so
@@ -40,11 +40,12 @@ function conditionsOf(
 
 /** A server-side apply of one part of the revision, the status (subresource) or the spec. */
 function applyPart(
+  ctx: OperatorContext,
   pr: PackageRevision,
   part: { status: Status } | { spec: NonNullable<PackageRevision["spec"]> },
   manager: string,
 ): Promise<PackageRevision> {
-  return cluster.apply(
+  return ctx.cluster.apply(
     PackageRevisionKind,
     { metadata: { name: pr.metadata?.name ?? "", namespace: pr.metadata?.namespace }, ...part },
     manager,
@@ -53,11 +54,12 @@ function applyPart(
 }
 
 async function apply(
+  ctx: OperatorContext,
   pr: PackageRevision,
   status: Status,
   manager: string,
 ): Promise<PackageRevision> {
-  const updated = await applyPart(pr, { status }, manager);
+  const updated = await applyPart(ctx, pr, { status }, manager);
   // Later steps of the same reconcile read the status they just wrote.
   pr.status = updated.status;
   return updated;
@@ -68,6 +70,7 @@ const defined = <T extends object>(o: T): T =>
 
 /** Ready/Upgraded conditions, revision, publish info, locks and creationSource. */
 export function applyCoreStatus(
+  ctx: OperatorContext,
   pr: PackageRevision,
   fields: Partial<CoreFields>,
   conditions: ConditionInput[] = [],
@@ -84,6 +87,7 @@ export function applyCoreStatus(
     ...fields,
   };
   return apply(
+    ctx,
     pr,
     defined({
       ...merged,
@@ -95,6 +99,7 @@ export function applyCoreStatus(
 
 /** The Rendered condition and the PackageRevisionResources versions being / last rendered. */
 export function applyRenderStatus(
+  ctx: OperatorContext,
   pr: PackageRevision,
   fields: Partial<RenderFields>,
   rendered?: ConditionInput,
@@ -107,6 +112,7 @@ export function applyRenderStatus(
   };
   const conditions = conditionsOf(pr, RENDER_CONDITIONS, rendered ? [rendered] : []);
   return apply(
+    ctx,
     pr,
     defined({ ...merged, conditions: conditions as Status["conditions"] }),
     MANAGER.render,
@@ -115,18 +121,20 @@ export function applyRenderStatus(
 
 /** Kptfile-derived state: the package's own conditions (e.g. config injection). */
 export function applyKptfileStatus(
+  ctx: OperatorContext,
   pr: PackageRevision,
   packageConditions: Status["packageConditions"],
 ) {
-  return apply(pr, { packageConditions: packageConditions ?? [] }, MANAGER.kptfile);
+  return apply(ctx, pr, { packageConditions: packageConditions ?? [] }, MANAGER.kptfile);
 }
 
 /** Kptfile-derived spec: readiness gates and package metadata (the Kptfile is their source). */
 export async function applyKptfileSpec(
+  ctx: OperatorContext,
   pr: PackageRevision,
   spec: Pick<NonNullable<PackageRevision["spec"]>, "readinessGates" | "packageMetadata">,
 ): Promise<void> {
-  const updated = await applyPart(pr, { spec }, MANAGER.kptfile);
+  const updated = await applyPart(ctx, pr, { spec }, MANAGER.kptfile);
   pr.metadata = updated.metadata;
   pr.spec = updated.spec;
 }

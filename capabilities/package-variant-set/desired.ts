@@ -9,16 +9,18 @@ import {
 } from "../../lib/package-variant-set";
 import { selectUpstream, upstreamNotFoundMessage } from "../../lib/packages/upstream";
 import { packageVariantSetKindProblems, validatePackageVariantSet } from "../../lib/validation";
-import { cluster } from "../shared/cluster";
+import type { OperatorContext } from "../context";
 import { readableKindPolicy } from "../shared/readable-kinds";
-import { cachedPackageRevisions } from "../shared/revision-cache";
 import { emptyOutcome, SetOutcome, stall } from "./status";
 import { unrollTargets } from "./targets";
 
 /** Seed 000 "Find Upstream PR": the upstream package's revisions, from the watch's cache. */
-async function findUpstream(set: PackageVariantSet): Promise<PackageRevision | undefined> {
+async function findUpstream(
+  ctx: OperatorContext,
+  set: PackageVariantSet,
+): Promise<PackageRevision | undefined> {
   const upstream = set.spec?.upstream ?? {};
-  const revisions = await cachedPackageRevisions(
+  const revisions = await ctx.caches.revisions.ofPackage(
     set.metadata?.namespace ?? "",
     upstream.repo,
     upstream.package,
@@ -26,8 +28,8 @@ async function findUpstream(set: PackageVariantSet): Promise<PackageRevision | u
   return selectUpstream(revisions, upstream);
 }
 
-async function repositoriesOf(namespace: string) {
-  const list = await cluster.list(RepositoryKind, { namespace });
+async function repositoriesOf(ctx: OperatorContext, namespace: string) {
+  const list = await ctx.cluster.list(RepositoryKind, { namespace });
   return new Map(list.map(r => [r.metadata?.name ?? "", toCelObject(r)]));
 }
 
@@ -79,28 +81,31 @@ export interface DesiredSet {
  * validation, upstream lookup, target unrolling and template evaluation. The controller acts on
  * it; `npm run preview` prints it.
  */
-export async function computeDesiredSet(set: PackageVariantSet): Promise<DesiredSet> {
+export async function computeDesiredSet(
+  ctx: OperatorContext,
+  set: PackageVariantSet,
+): Promise<DesiredSet> {
   const outcome = emptyOutcome();
   const problems = [
     ...validatePackageVariantSet(set.spec),
-    ...packageVariantSetKindProblems(set.spec, await readableKindPolicy()),
+    ...packageVariantSetKindProblems(set.spec, await readableKindPolicy(ctx)),
   ];
   if (problems.length > 0) {
     stall(outcome, "ValidationError", problems.join("; "));
     return { outcome, plannable: false, complete: false };
   }
-  const upstream = await findUpstream(set);
+  const upstream = await findUpstream(ctx, set);
   if (!upstream) {
     stall(outcome, "UpstreamNotFound", upstreamNotFoundMessage(set.spec?.upstream ?? {}));
     return { outcome, plannable: false, complete: false };
   }
-  const targets = await unrollTargets(set);
+  const targets = await unrollTargets(ctx, set);
   outcome.emptyTargets = targets.empty;
   renderTargets(
     set,
     upstream,
     targets.contexts,
-    await repositoriesOf(set.metadata?.namespace ?? ""),
+    await repositoriesOf(ctx, set.metadata?.namespace ?? ""),
     outcome,
   );
   if (targets.noMatch.length > 0) stall(outcome, "NoMatchingTargets", targets.noMatch.join("; "));

@@ -3,9 +3,9 @@ import type { KubeObject } from "../../lib/cluster/port";
 import { PackageRevision, PackageVariant, PackageVariantSet, Repository } from "../../crd-types";
 import { Controller, keyOf } from "../shared/controller";
 import { DynamicWatches } from "../shared/dynamic-watches";
-import { revisionCache } from "../shared/revision-cache";
-import { reconcilePackageVariantSet, sets } from "./reconcile";
-import { SET_LABEL, variantCache } from "./variants";
+import { operator } from "../operator";
+import { reconcilePackageVariantSet } from "./reconcile";
+import { SET_LABEL } from "./variants";
 
 /**
  * PackageVariantSet: fans one upstream out to many targets (repository lists, Repository label
@@ -18,11 +18,15 @@ export const PackageVariantSetCapability = new Capability({
 
 const { When } = PackageVariantSetCapability;
 
+const sets = operator.caches.setIndex;
+const variantCache = operator.caches.variants;
+const revisionCache = operator.caches.revisions.cache;
+
 const selectedKinds = new DynamicWatches("PackageVariantSet object selectors", onSelectedObject);
 
 export const setController = new Controller("PackageVariantSet", async key => {
-  await reconcilePackageVariantSet(key);
-  await selectedKinds.ensure(sets.objectKinds());
+  await reconcilePackageVariantSet(key, operator);
+  await selectedKinds.ensure(operator, sets.objectKinds());
 });
 
 const enqueueAll = (keys: string[]) => keys.forEach(k => setController.queue.add(k));

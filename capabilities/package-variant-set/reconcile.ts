@@ -1,27 +1,25 @@
 import { PackageVariantSet, PackageVariantSetKind } from "../../crd-types";
 import { errorMessage } from "../../lib/errors";
-import { newlyEmptyTargets, planSet, SetIndex } from "../../lib/package-variant-set";
+import { newlyEmptyTargets, planSet } from "../../lib/package-variant-set";
 import { splitKey } from "../shared/controller";
-import { cluster } from "../shared/cluster";
+import type { OperatorContext } from "../context";
 import { computeDesiredSet } from "./desired";
 import { emptyOutcome, SetOutcome, writeStatus } from "./status";
 import { applyPlan, listVariants } from "./variants";
 
-/** Which sets an event concerns; kept current by every reconcile. */
-export const sets = new SetIndex();
-
-async function getSet(key: string): Promise<PackageVariantSet | undefined> {
-  return cluster.get(PackageVariantSetKind, splitKey(key));
+async function getSet(ctx: OperatorContext, key: string): Promise<PackageVariantSet | undefined> {
+  return ctx.cluster.get(PackageVariantSetKind, splitKey(key));
 }
 
 async function reconcileVariants(
+  ctx: OperatorContext,
   set: PackageVariantSet,
   complete: boolean,
   outcome: SetOutcome,
 ): Promise<void> {
-  const existing = await listVariants(set);
+  const existing = await listVariants(ctx, set);
   const plan = planSet(set.metadata?.name ?? "", outcome.desired, existing, complete);
-  const result = await applyPlan(set, plan);
+  const result = await applyPlan(ctx, set, plan);
   outcome.writeFailures = result.failures;
   outcome.variants = new Map(existing.map(pv => [pv.metadata?.name ?? "", pv]));
   if (result.failures.size > 0)
@@ -32,7 +30,7 @@ async function reconcileVariants(
     result.deleted && `deleted ${result.deleted}`,
   ].filter(Boolean);
   if (changes.length > 0)
-    await cluster.event(
+    await ctx.cluster.event(
       set,
       "Normal",
       "PackageVariantsReconciled",
@@ -45,17 +43,18 @@ async function reconcileVariants(
  * templates), make the PackageVariants match, write the status. A failure that a retry may
  * fix throws after the status is written, so the queue retries with backoff.
  */
-export async function reconcilePackageVariantSet(key: string): Promise<void> {
-  const set = await getSet(key);
+export async function reconcilePackageVariantSet(key: string, ctx: OperatorContext): Promise<void> {
+  const sets = ctx.caches.setIndex;
+  const set = await getSet(ctx, key);
   if (!set) return sets.remove(key);
   sets.upsert(set, key);
   if (set.metadata?.deletionTimestamp) return; // its PackageVariants go by garbage collection
   let outcome = emptyOutcome();
   try {
-    const desired = await computeDesiredSet(set);
+    const desired = await computeDesiredSet(ctx, set);
     outcome = desired.outcome;
-    if (!desired.plannable) return writeStatus(set, outcome);
-    await reconcileVariants(set, desired.complete, outcome);
+    if (!desired.plannable) return writeStatus(ctx, set, outcome);
+    await reconcileVariants(ctx, set, desired.complete, outcome);
     // Failed targets too: creating their missing repository must reconcile the set again.
     sets.setDownstreamRepos(key, [
       ...outcome.desired.map(d => d.spec.downstream?.repo ?? ""),
@@ -66,7 +65,7 @@ export async function reconcilePackageVariantSet(key: string): Promise<void> {
     outcome.incomplete = true;
   }
   for (const message of newlyEmptyTargets(set, outcome))
-    await cluster.event(set, "Warning", "NoTargetsSelected", message);
-  await writeStatus(set, outcome);
+    await ctx.cluster.event(set, "Warning", "NoTargetsSelected", message);
+  await writeStatus(ctx, set, outcome);
   if (outcome.error) throw new Error(outcome.error);
 }

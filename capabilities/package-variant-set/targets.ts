@@ -1,3 +1,4 @@
+import type { OperatorContext } from "../context";
 import { PackageVariantSet } from "../../crd-types";
 import { toSelectorString } from "../../lib/kubernetes/label-selector";
 import {
@@ -6,7 +7,7 @@ import {
   unrollRepositoryList,
   unrollSelectedObjects,
 } from "../../lib/package-variant-set";
-import { listObjects, NoMatchError, resolveKind } from "../shared/discovery";
+import { NoMatchError } from "../shared/discovery";
 
 const REPOSITORY_API_VERSION = "config.porch.kpt.dev/v1alpha1";
 
@@ -32,6 +33,7 @@ function objectSelectorOf(target: SetTarget) {
 }
 
 async function unrollSelector(
+  ctx: OperatorContext,
   target: SetTarget,
   index: number,
   namespace: string,
@@ -39,9 +41,9 @@ async function unrollSelector(
 ) {
   const selector = objectSelectorOf(target);
   if (!selector?.apiVersion || !selector.kind) return { contexts: [] };
-  const type = await resolveKind(selector.apiVersion, selector.kind);
+  const type = await ctx.discovery.resolveKind(selector.apiVersion, selector.kind);
   const labelSelector = toSelectorString(selector);
-  const objects = await listObjects(type, namespace, {
+  const objects = await ctx.discovery.listObjects(type, namespace, {
     labelSelector,
     fieldSelector: selector.name ? `metadata.name=${selector.name}` : undefined,
   });
@@ -68,7 +70,10 @@ async function unrollSelector(
  * the other targets still reconcile; any other lookup failure throws (the reconcile retries
  * and, meanwhile, nothing is deleted).
  */
-export async function unrollTargets(set: PackageVariantSet): Promise<UnrolledTargets> {
+export async function unrollTargets(
+  ctx: OperatorContext,
+  set: PackageVariantSet,
+): Promise<UnrolledTargets> {
   const namespace = set.metadata?.namespace ?? "";
   const upstreamPackage = set.spec?.upstream?.package ?? "";
   const result: UnrolledTargets = { contexts: [], noMatch: [], empty: [] };
@@ -78,7 +83,7 @@ export async function unrollTargets(set: PackageVariantSet): Promise<UnrolledTar
       continue;
     }
     try {
-      const { contexts, empty } = await unrollSelector(target, i, namespace, upstreamPackage);
+      const { contexts, empty } = await unrollSelector(ctx, target, i, namespace, upstreamPackage);
       result.contexts.push(...contexts);
       if (empty) result.empty.push(empty);
     } catch (error) {

@@ -3,8 +3,8 @@ import { errorMessage } from "../../lib/errors";
 import { mapLimit } from "../../lib/controller/concurrency";
 import { PACKAGE_VARIANT_FINALIZER } from "../../lib/package-variant";
 import { DesiredVariant, nameTakenMessage, SetPlan } from "../../lib/package-variant-set";
-import { WatchCache } from "../../lib/controller/watch-cache";
-import { cluster } from "../shared/cluster";
+import { Indexers, WatchCache } from "../../lib/controller/watch-cache";
+import type { OperatorContext } from "../context";
 
 export const SET_LABEL = "config.porch.kpt.dev/packagevariantset";
 
@@ -12,19 +12,25 @@ export const SET_LABEL = "config.porch.kpt.dev/packagevariantset";
 const WRITE_CONCURRENCY = 16;
 
 /** Every PackageVariant the capability's watch delivered, by the set UID they are labelled with. */
-export const variantCache = new WatchCache<PackageVariant>({
+export type VariantCache = WatchCache<PackageVariant>;
+
+export const variantIndexers: Indexers<PackageVariant> = {
   set: pv => pv.metadata?.labels?.[SET_LABEL],
-});
+};
 
 /**
  * The set's PackageVariants, from the watch's cache (no LIST per reconcile). It may lag by an
  * event, which the plan tolerates: a create that finds the variant already there is left to
  * the next reconcile (its event triggers one), deletes accept NotFound, updates replace the spec.
  */
-export async function listVariants(set: PackageVariantSet): Promise<PackageVariant[]> {
+export async function listVariants(
+  ctx: OperatorContext,
+  set: PackageVariantSet,
+): Promise<PackageVariant[]> {
   const namespace = set.metadata?.namespace ?? "";
-  await variantCache.prime(namespace, () => cluster.list(PackageVariantKind, { namespace }));
-  return variantCache.by("set", set.metadata?.uid ?? "");
+  const cache = ctx.caches.variants;
+  await cache.prime(namespace, () => ctx.cluster.list(PackageVariantKind, { namespace }));
+  return cache.by("set", set.metadata?.uid ?? "");
 }
 
 function newVariant(set: PackageVariantSet, desired: DesiredVariant): PackageVariant {
@@ -52,8 +58,12 @@ function newVariant(set: PackageVariantSet, desired: DesiredVariant): PackageVar
 }
 
 /** A create found the name taken: fine if by this set's own variant, else a failure naming the owner. */
-async function checkNameTaken(set: PackageVariantSet, name: string): Promise<void> {
-  const existing = await cluster.get(PackageVariantKind, {
+async function checkNameTaken(
+  ctx: OperatorContext,
+  set: PackageVariantSet,
+  name: string,
+): Promise<void> {
+  const existing = await ctx.cluster.get(PackageVariantKind, {
     namespace: set.metadata?.namespace,
     name,
   });
@@ -75,7 +85,11 @@ export interface PlanOutcome {
  * UID, with the PackageVariant finalizer), replaces only the spec of changed ones, and deletes
  * obsolete ones (their finalizer applies their deletion policy).
  */
-export async function applyPlan(set: PackageVariantSet, plan: SetPlan): Promise<PlanOutcome> {
+export async function applyPlan(
+  ctx: OperatorContext,
+  set: PackageVariantSet,
+  plan: SetPlan,
+): Promise<PlanOutcome> {
   const outcome: PlanOutcome = { created: 0, updated: 0, deleted: 0, failures: new Map() };
   const namespace = set.metadata?.namespace ?? "";
   const attempt = async (name: string, write: () => Promise<unknown>, done: () => void) => {
@@ -91,12 +105,12 @@ export async function applyPlan(set: PackageVariantSet, plan: SetPlan): Promise<
     return attempt(
       d.name,
       async () => {
-        const made = await cluster.create(PackageVariantKind, newVariant(set, d), {
+        const made = await ctx.cluster.create(PackageVariantKind, newVariant(set, d), {
           tolerateExisting: true,
         });
         if (made) return;
         created = false;
-        await checkNameTaken(set, d.name);
+        await checkNameTaken(ctx, set, d.name);
       },
       () => created && outcome.created++,
     );
@@ -106,7 +120,7 @@ export async function applyPlan(set: PackageVariantSet, plan: SetPlan): Promise<
     return attempt(
       name,
       () =>
-        cluster.patch(
+        ctx.cluster.patch(
           PackageVariantKind,
           { namespace, name },
           { json: [{ op: "replace", path: "/spec", value: desired.spec }] },
@@ -118,7 +132,7 @@ export async function applyPlan(set: PackageVariantSet, plan: SetPlan): Promise<
     const name = existing.metadata?.name ?? "";
     return attempt(
       name,
-      () => cluster.delete(PackageVariantKind, { namespace, name }),
+      () => ctx.cluster.delete(PackageVariantKind, { namespace, name }),
       () => outcome.deleted++,
     );
   });

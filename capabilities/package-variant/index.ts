@@ -5,8 +5,8 @@ import { ChangeFilter } from "../../lib/controller/change-filter";
 import { revisionRelevance, variantRelevance } from "../../lib/package-variant";
 import { Controller, keyOf } from "../shared/controller";
 import { DynamicWatches } from "../shared/dynamic-watches";
-import { reconcilePackageVariant, variants } from "./reconcile";
-import { revisionCache } from "../shared/revision-cache";
+import { operator } from "../operator";
+import { reconcilePackageVariant } from "./reconcile";
 import { forgetRenderStatus } from "./status";
 
 /**
@@ -21,11 +21,14 @@ export const PackageVariantCapability = new Capability({
 
 const { When } = PackageVariantCapability;
 
+const variants = operator.caches.variantIndex;
+const revisionCache = operator.caches.revisions.cache;
+
 const injectedKinds = new DynamicWatches("PackageVariant config injection", onInjectedObject);
 
 export const variantController = new Controller("PackageVariant", async key => {
-  await reconcilePackageVariant(key);
-  await injectedKinds.ensure(variants.injectedKinds());
+  await reconcilePackageVariant(key, operator);
+  await injectedKinds.ensure(operator, variants.injectedKinds());
 });
 
 const enqueueAll = (keys: string[]) => keys.forEach(k => variantController.queue.add(k));
@@ -60,7 +63,7 @@ When(PackageRevision)
   .Watch(pr => {
     revisionCache.remove(pr);
     revisionChanges.forget(uidOf(pr));
-    forgetRenderStatus(pr);
+    forgetRenderStatus(operator, pr);
     enqueueAll(concerned(pr));
   });
 

@@ -18,8 +18,7 @@ import {
   MutationDecision,
   objectsToFetch,
 } from "../../lib/package-variant";
-import { cluster } from "../shared/cluster";
-import { getObject, resolveKind } from "../shared/discovery";
+import type { OperatorContext } from "../context";
 import { unreadableKind } from "../shared/readable-kinds";
 import { writeResources } from "../shared/package-resources";
 import { contentOf } from "../shared/revision-content";
@@ -27,15 +26,18 @@ import { createDraft } from "./revisions";
 
 export const FIELD_MANAGER = "packagevariant-controller";
 
-async function resourcesOf(pr: PackageRevision): Promise<PackageRevisionResources> {
-  const prr = await cluster.get(PackageRevisionResourcesKind, refOf(pr));
+async function resourcesOf(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+): Promise<PackageRevisionResources> {
+  const prr = await ctx.cluster.get(PackageRevisionResourcesKind, refOf(pr));
   // Created with the revision: a missing one is a moment's lag, retried.
   if (!prr) throw new Error(`PackageRevisionResources "${pr.metadata?.name}" not found`);
   return prr;
 }
 
 /** Phase 2 of config injection: the in-cluster objects the injection points asked for. */
-async function fetchInCluster(refs: InClusterRef[]): Promise<FetchedObjects> {
+async function fetchInCluster(ctx: OperatorContext, refs: InClusterRef[]): Promise<FetchedObjects> {
   const fetched = new Map<string, FetchOutcome>();
   await Promise.all(
     refs.map(async ref => {
@@ -44,8 +46,8 @@ async function fetchInCluster(refs: InClusterRef[]): Promise<FetchedObjects> {
       if (unreadable)
         return void fetched.set(inClusterKey(ref), { status: "error", message: unreadable });
       try {
-        const object = await getObject(
-          await resolveKind(ref.apiVersion, ref.kind),
+        const object = await ctx.discovery.getObject(
+          await ctx.discovery.resolveKind(ref.apiVersion, ref.kind),
           ref.namespace,
           ref.name,
         );
@@ -68,9 +70,9 @@ export interface MutationOutcome {
 }
 
 /** The variant's mutations applied to `files`, and the in-cluster objects injection read. */
-async function mutated(pv: PackageVariant, files: Record<string, string>) {
+async function mutated(ctx: OperatorContext, pv: PackageVariant, files: Record<string, string>) {
   const injected = objectsToFetch(files, pv);
-  return { result: applyMutations(files, pv, await fetchInCluster(injected)), injected };
+  return { result: applyMutations(files, pv, await fetchInCluster(ctx, injected)), injected };
 }
 
 /**
@@ -79,21 +81,23 @@ async function mutated(pv: PackageVariant, files: Record<string, string>) {
  * is updated in place; a published one gets an edit draft (mutated once its source ran).
  */
 export async function checkMutations(
+  ctx: OperatorContext,
   pv: PackageVariant,
   step: CheckMutationsStep,
 ): Promise<MutationOutcome> {
-  const prr = await resourcesOf(step.downstream);
-  const { result, injected } = await mutated(pv, prr.spec?.resources ?? {});
+  const prr = await resourcesOf(ctx, step.downstream);
+  const { result, injected } = await mutated(ctx, pv, prr.spec?.resources ?? {});
   const decision = decideMutations(step, result.changed);
   if (decision.writeTo) {
     await writeResources(
+      ctx,
       step.downstream,
       { ...result.files },
       FIELD_MANAGER,
       prr.metadata?.resourceVersion,
     );
   }
-  if (decision.createEditDraft) await createDraft(pv, decision.createEditDraft);
+  if (decision.createEditDraft) await createDraft(ctx, pv, decision.createEditDraft);
   return { decision, injected };
 }
 
@@ -102,6 +106,7 @@ export async function checkMutations(
  * of the old upstream, the new one and the draft), then the mutations, in one write.
  */
 export async function upgradeInPlace(
+  ctx: OperatorContext,
   pv: PackageVariant,
   downstream: PackageRevision,
   oldUpstream: PackageRevision,
@@ -109,9 +114,9 @@ export async function upgradeInPlace(
 ): Promise<InClusterRef[]> {
   const ns = pv.metadata?.namespace ?? "";
   const [original, updated, prr] = await Promise.all([
-    contentOf(ns, oldUpstream.metadata?.name ?? "", "old upstream"),
-    contentOf(ns, newUpstream.metadata?.name ?? "", "new upstream"),
-    resourcesOf(downstream),
+    contentOf(ctx, ns, oldUpstream.metadata?.name ?? "", "old upstream"),
+    contentOf(ctx, ns, newUpstream.metadata?.name ?? "", "new upstream"),
+    resourcesOf(ctx, downstream),
   ]);
   const merged = upgradePackage(
     {
@@ -123,8 +128,9 @@ export async function upgradeInPlace(
     updated.lock,
   );
   // Always a change: at least the Kptfile's upstream and upstreamLock move to the new upstream.
-  const { result, injected } = await mutated(pv, { ...merged.files });
+  const { result, injected } = await mutated(ctx, pv, { ...merged.files });
   await writeResources(
+    ctx,
     downstream,
     { ...result.files },
     FIELD_MANAGER,

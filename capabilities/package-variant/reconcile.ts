@@ -7,7 +7,6 @@ import {
   PENDING_SOURCE_SUFFIX,
   planPackageVariant,
   stepVerdict,
-  VariantIndex,
   type VariantOutcome,
 } from "../../lib/package-variant";
 import { UpgradeError } from "../../lib/kpt";
@@ -15,7 +14,7 @@ import { selectUpstream } from "../../lib/packages/upstream";
 import { packageVariantKindProblems, validatePackageVariant } from "../../lib/validation";
 import { execPolicy } from "../shared/exec-policy";
 import { splitKey } from "../shared/controller";
-import { cluster } from "../shared/cluster";
+import type { OperatorContext } from "../context";
 import { SourceError } from "../shared/revision-content";
 import { readableKindPolicy } from "../shared/readable-kinds";
 import { reconcileFinalizer } from "./finalizer";
@@ -23,11 +22,8 @@ import { checkMutations, upgradeInPlace } from "./mutate";
 import { applyChange, createDraft, relevantRevisions } from "./revisions";
 import { writeVariantStatus } from "./status";
 
-/** Which variants a PackageRevision or injected-object event concerns. */
-export const variants = new VariantIndex();
-
-async function getVariant(key: string): Promise<PackageVariant | undefined> {
-  return cluster.get(PackageVariantKind, splitKey(key));
+async function getVariant(ctx: OperatorContext, key: string): Promise<PackageVariant | undefined> {
+  return ctx.cluster.get(PackageVariantKind, splitKey(key));
 }
 
 interface StepResult {
@@ -37,19 +33,27 @@ interface StepResult {
 }
 
 /** Carries out one step of the state machine; returns the injected objects it read. */
-async function executeStep(pv: PackageVariant, step: DownstreamStep): Promise<StepResult> {
+async function executeStep(
+  ctx: OperatorContext,
+  pv: PackageVariant,
+  step: DownstreamStep,
+): Promise<StepResult> {
   const { failure, pending } = stepVerdict(step);
   if (failure) throw new MutationError(failure);
-  const result = await runStep(pv, step);
+  const result = await runStep(ctx, pv, step);
   return { ...result, pending: result.pending ?? pending };
 }
 
-async function runStep(pv: PackageVariant, step: DownstreamStep): Promise<StepResult> {
+async function runStep(
+  ctx: OperatorContext,
+  pv: PackageVariant,
+  step: DownstreamStep,
+): Promise<StepResult> {
   switch (step.kind) {
     case "createClone":
     case "createUpgrade":
-      await createDraft(pv, step.create);
-      await cluster.event(
+      await createDraft(ctx, pv, step.create);
+      await ctx.cluster.event(
         pv,
         "Normal",
         step.kind === "createClone" ? "CloneDraftCreated" : "UpgradeDraftCreated",
@@ -58,12 +62,13 @@ async function runStep(pv: PackageVariant, step: DownstreamStep): Promise<StepRe
       return { injected: [] };
     case "upgradeInPlace": {
       const injected = await upgradeInPlace(
+        ctx,
         pv,
         step.downstream,
         step.oldUpstream,
         step.newUpstream,
       );
-      await cluster.event(
+      await ctx.cluster.event(
         pv,
         "Normal",
         "DraftUpgraded",
@@ -72,12 +77,12 @@ async function runStep(pv: PackageVariant, step: DownstreamStep): Promise<StepRe
       return { injected };
     }
     case "checkMutations": {
-      const { decision, injected } = await checkMutations(pv, step);
+      const { decision, injected } = await checkMutations(ctx, pv, step);
       if (decision.createEditDraft) {
-        await cluster.event(pv, "Normal", "EditDraftCreated", `created ${decision.target}`);
+        await ctx.cluster.event(pv, "Normal", "EditDraftCreated", `created ${decision.target}`);
         return { injected, pending: `created ${decision.target}; ${PENDING_SOURCE_SUFFIX}` };
       } else if (decision.writeTo)
-        await cluster.event(
+        await ctx.cluster.event(
           pv,
           "Normal",
           "DraftUpdated",
@@ -96,41 +101,47 @@ async function runStep(pv: PackageVariant, step: DownstreamStep): Promise<StepRe
  * upstream selection, then the state machine's changes and steps, then the status. Transient
  * failures are thrown after the status is written, so the queue retries with backoff.
  */
-export async function reconcilePackageVariant(key: string): Promise<void> {
-  const pv = await getVariant(key);
+export async function reconcilePackageVariant(key: string, ctx: OperatorContext): Promise<void> {
+  const variants = ctx.caches.variantIndex;
+  const pv = await getVariant(ctx, key);
   if (!pv) return variants.remove(key);
   variants.upsert(pv, key);
-  if (await reconcileFinalizer(pv)) return;
+  if (await reconcileFinalizer(ctx, pv)) return;
 
   // The admission rules again: the object may have been written while the webhook was down.
   const problems = [
     ...validatePackageVariant(pv.spec, execPolicy),
-    ...packageVariantKindProblems(pv.spec, await readableKindPolicy()),
+    ...packageVariantKindProblems(pv.spec, await readableKindPolicy(ctx)),
   ];
   if (problems.length > 0)
-    return writeVariantStatus(pv, {
+    return writeVariantStatus(ctx, pv, {
       stalled: problems.join("; "),
       errors: [],
       pending: [],
       targets: [],
     });
-  const revisions = await relevantRevisions(pv);
+  const revisions = await relevantRevisions(ctx, pv);
   const plan = planPackageVariant({
     pv,
     upstream: selectUpstream(revisions, pv.spec?.upstream ?? {}),
     revisions,
   });
   if (plan.stalled)
-    return writeVariantStatus(pv, { stalled: plan.stalled, errors: [], pending: [], targets: [] });
+    return writeVariantStatus(ctx, pv, {
+      stalled: plan.stalled,
+      errors: [],
+      pending: [],
+      targets: [],
+    });
 
   const outcome: VariantOutcome = { errors: [], pending: [], targets: [] };
   const injected: InClusterRef[] = [];
   let transient: unknown;
-  for (const change of plan.changes) await applyChange(pv, change);
+  for (const change of plan.changes) await applyChange(ctx, pv, change);
   for (const step of plan.steps) {
     outcome.targets.push(step.target);
     try {
-      const result = await executeStep(pv, step);
+      const result = await executeStep(ctx, pv, step);
       injected.push(...result.injected);
       if (result.pending) outcome.pending.push(result.pending);
     } catch (error) {
@@ -147,6 +158,6 @@ export async function reconcilePackageVariant(key: string): Promise<void> {
     }
   }
   variants.setInjected(key, injected);
-  await writeVariantStatus(pv, outcome);
+  await writeVariantStatus(ctx, pv, outcome);
   if (transient) throw transient;
 }

@@ -2,12 +2,8 @@ import { PackageRevision, PackageRevisionKind, PackageVariant } from "../../crd-
 import { ignoreNotFound } from "../../lib/cluster/errors";
 import type { JsonPatchOperation } from "../../lib/cluster/port";
 import { variantLabelValue, variantMarks, type RevisionChange } from "../../lib/package-variant";
-import { cluster } from "../shared/cluster";
-import {
-  cachedOwnedRevisions,
-  cachedPackageRevisions,
-  PACKAGE_VARIANT_LABEL,
-} from "../shared/revision-cache";
+import type { OperatorContext } from "../context";
+import { PACKAGE_VARIANT_LABEL } from "../shared/revision-cache";
 
 /**
  * The revisions a PackageVariant's decisions need: its upstream package's, its downstream
@@ -17,6 +13,7 @@ import {
  * miss a revision) reads the API server instead, with three filtered lists.
  */
 export async function relevantRevisions(
+  ctx: OperatorContext,
   pv: PackageVariant,
   { fresh = false } = {},
 ): Promise<PackageRevision[]> {
@@ -26,23 +23,23 @@ export async function relevantRevisions(
   let found: PackageRevision[][];
   if (fresh) {
     const byPackage = (repo = "", pkg = "") =>
-      cluster.list(PackageRevisionKind, {
+      ctx.cluster.list(PackageRevisionKind, {
         namespace: ns,
         fields: { "spec.repository": repo, "spec.packageName": pkg },
       });
     found = await Promise.all([
       byPackage(upstream?.repo, upstream?.package),
       byPackage(downstream?.repo, downstream?.package),
-      cluster.list(PackageRevisionKind, {
+      ctx.cluster.list(PackageRevisionKind, {
         namespace: ns,
         labels: { [PACKAGE_VARIANT_LABEL]: variantLabelValue(owner) },
       }),
     ]);
   } else {
     found = await Promise.all([
-      cachedPackageRevisions(ns, upstream?.repo, upstream?.package),
-      cachedPackageRevisions(ns, downstream?.repo, downstream?.package),
-      cachedOwnedRevisions(ns, owner),
+      ctx.caches.revisions.ofPackage(ns, upstream?.repo, upstream?.package),
+      ctx.caches.revisions.ofPackage(ns, downstream?.repo, downstream?.package),
+      ctx.caches.revisions.ownedBy(ns, owner),
     ]);
   }
   const byName = new Map(found.flat().map(pr => [pr.metadata?.name ?? "", pr]));
@@ -50,7 +47,11 @@ export async function relevantRevisions(
 }
 
 /** Creates a draft the state machine decided on; one an interrupted attempt created is kept. */
-export async function createDraft(pv: PackageVariant, draft: PackageRevision): Promise<void> {
+export async function createDraft(
+  ctx: OperatorContext,
+  pv: PackageVariant,
+  draft: PackageRevision,
+): Promise<void> {
   const marks = variantMarks(pv.metadata?.name ?? "");
   const labels = { ...(draft.metadata?.labels ?? {}), ...marks.labels };
   const annotations = { ...(draft.metadata?.annotations ?? {}), ...marks.annotations };
@@ -59,7 +60,7 @@ export async function createDraft(pv: PackageVariant, draft: PackageRevision): P
     labels,
     ...(Object.keys(annotations).length > 0 && { annotations }),
   };
-  await cluster.create(PackageRevisionKind, { ...draft, metadata }, { tolerateExisting: true });
+  await ctx.cluster.create(PackageRevisionKind, { ...draft, metadata }, { tolerateExisting: true });
 }
 
 function patchOf(
@@ -87,10 +88,14 @@ function patchOf(
 }
 
 /** Adoption, restore, retire: a DELETE or one patch per revision. */
-export async function applyChange(pv: PackageVariant, change: RevisionChange): Promise<void> {
+export async function applyChange(
+  ctx: OperatorContext,
+  pv: PackageVariant,
+  change: RevisionChange,
+): Promise<void> {
   const ref = { namespace: change.revision.metadata?.namespace, name: change.name };
-  if (change.action === "delete") return void (await cluster.delete(PackageRevisionKind, ref));
+  if (change.action === "delete") return void (await ctx.cluster.delete(PackageRevisionKind, ref));
   const ops = patchOf(change, pv);
   if (ops.length > 0)
-    await cluster.patch(PackageRevisionKind, ref, { json: ops }).catch(ignoreNotFound);
+    await ctx.cluster.patch(PackageRevisionKind, ref, { json: ops }).catch(ignoreNotFound);
 }

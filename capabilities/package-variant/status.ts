@@ -10,8 +10,7 @@ import {
 import { Condition, setCondition } from "../../lib/kubernetes/conditions";
 import { variantConditions, type VariantOutcome } from "../../lib/package-variant";
 import { refOf } from "../../lib/cluster/port";
-import { cluster } from "../shared/cluster";
-import { cachedRevision } from "../shared/revision-cache";
+import type { OperatorContext } from "../context";
 
 type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatus"];
 
@@ -19,19 +18,24 @@ type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatu
  * Render status by revision name, as of the PackageRevisionResources version its revision says
  * was last rendered: a status write re-reads the (large) resources object only after a render.
  */
-const renderStatuses = new Map<string, { version: string; renderStatus: RenderStatus }>();
+export type RenderStatuses = Map<string, { version: string; renderStatus: RenderStatus }>;
 
-export function forgetRenderStatus(pr: PackageRevision): void {
-  renderStatuses.delete(`${pr.metadata?.namespace ?? ""}/${pr.metadata?.name ?? ""}`);
+export function forgetRenderStatus(ctx: OperatorContext, pr: PackageRevision): void {
+  ctx.caches.renderStatuses.delete(`${pr.metadata?.namespace ?? ""}/${pr.metadata?.name ?? ""}`);
 }
 
-async function renderStatusOf(namespace: string, name: string): Promise<RenderStatus> {
+async function renderStatusOf(
+  ctx: OperatorContext,
+  namespace: string,
+  name: string,
+): Promise<RenderStatus> {
   const key = `${namespace}/${name}`;
-  const rendered = cachedRevision(namespace, name)?.status?.observedPrrResourceVersion;
+  const renderStatuses = ctx.caches.renderStatuses;
+  const rendered = ctx.caches.revisions.named(namespace, name)?.status?.observedPrrResourceVersion;
   const known = renderStatuses.get(key);
   if (rendered && known?.version === rendered) return known.renderStatus;
   renderStatuses.delete(key);
-  const prr = await cluster.get(PackageRevisionResourcesKind, { namespace, name });
+  const prr = await ctx.cluster.get(PackageRevisionResourcesKind, { namespace, name });
   const renderStatus = prr?.status?.renderStatus;
   // The render's status is written before the revision records the version it rendered.
   if (rendered && prr?.metadata?.resourceVersion === rendered)
@@ -44,6 +48,7 @@ async function renderStatusOf(namespace: string, name: string): Promise<RenderSt
  * when something changed.
  */
 export async function writeVariantStatus(
+  ctx: OperatorContext,
   pv: PackageVariant,
   outcome: VariantOutcome,
 ): Promise<void> {
@@ -54,7 +59,7 @@ export async function writeVariantStatus(
   const ns = pv.metadata?.namespace ?? "";
   const downstreamTargets = await Promise.all(
     outcome.targets.map(async name => {
-      const renderStatus = await renderStatusOf(ns, name);
+      const renderStatus = await renderStatusOf(ctx, ns, name);
       return { name, ...(renderStatus && { renderStatus }) };
     }),
   );
@@ -64,5 +69,5 @@ export async function writeVariantStatus(
     downstreamTargets,
   };
   if (isDeepStrictEqual(status, pv.status)) return;
-  await cluster.patch(PackageVariantKind, refOf(pv), { merge: { status } }, { status: true });
+  await ctx.cluster.patch(PackageVariantKind, refOf(pv), { merge: { status } }, { status: true });
 }

@@ -1,6 +1,6 @@
 import { Capability } from "pepr";
 import { Repository } from "../../crd-types";
-import { forgetStore } from "../shared/content-stores";
+import { operator } from "../operator";
 import { Controller } from "../shared/controller";
 import { reconcileRepository } from "./reconcile";
 
@@ -15,9 +15,11 @@ export const RepositoryCapability = new Capability({
 
 const { When } = RepositoryCapability;
 
-export const repositoryController = new Controller("Repository", reconcileRepository);
+export const repositoryController = new Controller("Repository", key =>
+  reconcileRepository(key, operator),
+);
 
 When(Repository).IsCreatedOrUpdated().Watch(repositoryController.enqueue);
 When(Repository)
   .IsDeleted()
-  .Watch(repo => forgetStore(repo.metadata?.namespace ?? "", repo.metadata?.name ?? ""));
+  .Watch(repo => operator.stores.forget(repo.metadata?.namespace ?? "", repo.metadata?.name ?? ""));

@@ -15,7 +15,7 @@ import {
 } from "../../lib/git";
 import { FIELD_MANAGERS } from "../../lib/packages/field-managers";
 import { packageRevisionObjectName } from "../../lib/packages/naming";
-import { cluster } from "../shared/cluster";
+import type { OperatorContext } from "../context";
 import { updateLatestLabels } from "../shared/latest-revision-labels";
 import { ownerOf, writeResources } from "../shared/package-resources";
 
@@ -28,8 +28,11 @@ const CONCURRENCY = 8;
  * created through the API (which carry no repository label). A revision missed here would look
  * absent and be mirrored again over its own files.
  */
-export async function listMirrored(repo: Repository): Promise<PackageRevision[]> {
-  return cluster.list(PackageRevisionKind, {
+export async function listMirrored(
+  ctx: OperatorContext,
+  repo: Repository,
+): Promise<PackageRevision[]> {
+  return ctx.cluster.list(PackageRevisionKind, {
     namespace: repo.metadata?.namespace,
     fields: { "spec.repository": repo.metadata?.name ?? "" },
   });
@@ -56,6 +59,7 @@ function gitStatus(store: ContentStore, info: PackageRevisionInfo): PackageRevis
 
 /** What git says about a revision and its content, applied to its status. */
 async function applyGitStatus(
+  ctx: OperatorContext,
   name: string,
   namespace: string,
   store: ContentStore,
@@ -66,7 +70,7 @@ async function applyGitStatus(
     ...gitStatus(store, info),
     ...(content.upstreamLock && { upstreamLock: content.upstreamLock }),
   };
-  await cluster.apply(
+  await ctx.cluster.apply(
     PackageRevisionKind,
     { metadata: { name, namespace }, status },
     FIELD_MANAGER,
@@ -78,6 +82,7 @@ async function applyGitStatus(
 
 /** A revision found in git becomes a PackageRevision (and its files a PackageRevisionResources). */
 async function createMirror(
+  ctx: OperatorContext,
   repo: Repository,
   store: ContentStore,
   info: PackageRevisionInfo,
@@ -88,7 +93,7 @@ async function createMirror(
     info.packageName,
     info.workspaceName,
   );
-  const pr = await cluster.apply(
+  const pr = await ctx.cluster.apply(
     PackageRevisionKind,
     {
       metadata: {
@@ -107,8 +112,8 @@ async function createMirror(
     FIELD_MANAGER,
   );
   const content = await store.getPackageContent(info);
-  await applyGitStatus(name, namespace, store, info, content);
-  await writeResources(pr, content.files, FIELD_MANAGER);
+  await applyGitStatus(ctx, name, namespace, store, info, content);
+  await writeResources(ctx, pr, content.files, FIELD_MANAGER);
 }
 
 /**
@@ -116,7 +121,12 @@ async function createMirror(
  * (published elsewhere) is adopted into spec, a lifecycle the user asked for is left alone;
  * a published revision whose commit changed gets its files refreshed.
  */
-async function refreshMirror(store: ContentStore, info: PackageRevisionInfo, pr: PackageRevision) {
+async function refreshMirror(
+  ctx: OperatorContext,
+  store: ContentStore,
+  info: PackageRevisionInfo,
+  pr: PackageRevision,
+) {
   const name = pr.metadata?.name ?? "";
   const namespace = pr.metadata?.namespace ?? "";
   // Published elsewhere (another Porch, git by hand): no one can unpublish, so adopting it
@@ -125,7 +135,7 @@ async function refreshMirror(store: ContentStore, info: PackageRevisionInfo, pr:
     info.lifecycle === "Published" &&
     (pr.spec?.lifecycle === "Draft" || pr.spec?.lifecycle === "Proposed")
   ) {
-    await cluster.apply(
+    await ctx.cluster.apply(
       PackageRevisionKind,
       {
         metadata: { name, namespace },
@@ -143,8 +153,8 @@ async function refreshMirror(store: ContentStore, info: PackageRevisionInfo, pr:
   const lock = pr.status?.selfLock?.git;
   if (lock?.commit === info.commit && pr.status?.revision === info.revision) return;
   const content = await store.getPackageContent(info);
-  await applyGitStatus(name, namespace, store, info, content);
-  if (isPublished(info.lifecycle)) await writeResources(pr, content.files, FIELD_MANAGER);
+  await applyGitStatus(ctx, name, namespace, store, info, content);
+  if (isPublished(info.lifecycle)) await writeResources(ctx, pr, content.files, FIELD_MANAGER);
 }
 
 /**
@@ -155,8 +165,8 @@ function backedByGit(pr: PackageRevision): boolean {
   return Boolean(pr.status?.creationSource || pr.status?.selfLock?.git?.commit);
 }
 
-async function deleteMirror(pr: PackageRevision): Promise<void> {
-  await cluster.delete(PackageRevisionKind, {
+async function deleteMirror(ctx: OperatorContext, pr: PackageRevision): Promise<void> {
+  await ctx.cluster.delete(PackageRevisionKind, {
     namespace: pr.metadata?.namespace,
     name: pr.metadata?.name ?? "",
   });
@@ -177,6 +187,7 @@ export interface MirrorResult {
  * otherwise look like one whose revision left git.
  */
 export async function mirrorRevisions(
+  ctx: OperatorContext,
   repo: Repository,
   store: ContentStore,
   revisions: PackageRevisionInfo[],
@@ -200,9 +211,9 @@ export async function mirrorRevisions(
       // Created through the API and its source not run yet: what git has may not be its
       // content (the source step says whether it is), so git is not mirrored into it.
       if (pr) {
-        if (!pr.spec?.source || backedByGit(pr)) await refreshMirror(store, info, pr);
+        if (!pr.spec?.source || backedByGit(pr)) await refreshMirror(ctx, store, info, pr);
       } else {
-        await createMirror(repo, store, info);
+        await createMirror(ctx, repo, store, info);
         created++;
       }
     } catch (error) {
@@ -211,8 +222,8 @@ export async function mirrorRevisions(
     }
   });
   const gone = existing.filter(pr => !inGit.has(workspaceOf(pr.spec ?? {})) && backedByGit(pr));
-  await mapLimit(gone, CONCURRENCY, deleteMirror);
-  await updateLatestLabels(await listMirrored(repo));
+  await mapLimit(gone, CONCURRENCY, pr => deleteMirror(ctx, pr));
+  await updateLatestLabels(ctx, await listMirrored(ctx, repo));
   return {
     created,
     deleted: gone.length,

@@ -2,15 +2,14 @@ import { Repository, RepositoryKind } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { failureReason } from "../../lib/git";
 import { errorMessage } from "../../lib/errors";
-import { cluster } from "../shared/cluster";
-import { forgetStore, storeFor } from "../shared/content-stores";
+import type { OperatorContext } from "../context";
 import { splitKey } from "../shared/controller";
 import { listMirrored, mirrorRevisions } from "./mirror";
 import { nextSyncTime, runOnceDue, syncDue } from "./schedule";
 import { writeRepositoryStatus } from "./status";
 
-async function getRepository(key: string): Promise<Repository | undefined> {
-  return cluster.get(RepositoryKind, splitKey(key));
+async function getRepository(ctx: OperatorContext, key: string): Promise<Repository | undefined> {
+  return ctx.cluster.get(RepositoryKind, splitKey(key));
 }
 
 /** Milliseconds until the next sync, scheduled or runOnceAt, whichever comes first. */
@@ -28,11 +27,14 @@ function untilNext(repo: Repository, next: Date, now: Date): number {
  * (Timeout for a server that does not answer in time, URLNotAllowed for a refused URL) and
  * touches neither git nor any object; the queue retries with backoff.
  */
-export async function reconcileRepository(key: string): Promise<ReconcileResult | void> {
-  const repo = await getRepository(key);
+export async function reconcileRepository(
+  key: string,
+  ctx: OperatorContext,
+): Promise<ReconcileResult | void> {
+  const repo = await getRepository(ctx, key);
   const { namespace, name } = splitKey(key);
-  if (!repo || repo.metadata?.deletionTimestamp) return forgetStore(namespace, name);
-  const now = new Date();
+  if (!repo || repo.metadata?.deletionTimestamp) return ctx.stores.forget(namespace, name);
+  const now = ctx.now();
   const next = nextSyncTime(repo, now);
   if (!syncDue(repo, now)) {
     return {
@@ -41,12 +43,12 @@ export async function reconcileRepository(key: string): Promise<ReconcileResult 
   }
   const runOnce = runOnceDue(repo, now);
   try {
-    const store = await storeFor(repo);
-    const existing = await listMirrored(repo);
+    const store = await ctx.stores.of(repo);
+    const existing = await listMirrored(ctx, repo);
     const commit = await store.open();
     const revisions = await store.listPackageRevisions();
-    const result = await mirrorRevisions(repo, store, revisions, existing);
-    await writeRepositoryStatus(repo, {
+    const result = await mirrorRevisions(ctx, repo, store, revisions, existing);
+    await writeRepositoryStatus(ctx, repo, {
       ready: true,
       reason: "Ready",
       message: `synced ${revisions.length} package revision(s) of ${result.packages} package(s)`,
@@ -57,7 +59,7 @@ export async function reconcileRepository(key: string): Promise<ReconcileResult 
       observedRunOnceAt: runOnce.due ? runOnce.at : undefined,
     });
   } catch (error) {
-    await writeRepositoryStatus(repo, {
+    await writeRepositoryStatus(ctx, repo, {
       ready: false,
       reason: failureReason(error, "Error"),
       message: errorMessage(error),

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { Repository, RepositoryKind, RepositoryStatus } from "../../crd-types";
-import { cluster } from "../shared/cluster";
+import type { OperatorContext } from "../context";
 import { Condition, setCondition } from "../../lib/kubernetes/conditions";
 
 export interface SyncReport {
@@ -16,7 +16,11 @@ export interface SyncReport {
 }
 
 /** Writes the Repository status (merge patch); skipped when nothing changed. */
-export async function writeRepositoryStatus(repo: Repository, report: SyncReport): Promise<void> {
+export async function writeRepositoryStatus(
+  ctx: OperatorContext,
+  repo: Repository,
+  report: SyncReport,
+): Promise<void> {
   const previous = repo.status ?? {};
   const conditions = setCondition(
     previous.conditions as Condition[] | undefined,
@@ -40,5 +44,5 @@ export async function writeRepositoryStatus(repo: Repository, report: SyncReport
   };
   if (isDeepStrictEqual(status, repo.status)) return;
   const ref = { namespace: repo.metadata?.namespace, name: repo.metadata?.name ?? "" };
-  await cluster.patch(RepositoryKind, ref, { merge: { status } }, { status: true });
+  await ctx.cluster.patch(RepositoryKind, ref, { merge: { status } }, { status: true });
 }

@@ -1,7 +1,6 @@
 import { isNotFound } from "../../lib/cluster/errors";
-import type { KubeObject, ResourceKind } from "../../lib/cluster/port";
+import type { Cluster, KubeObject, ResourceKind } from "../../lib/cluster/port";
 import { pathSegmentNameProblem } from "../../lib/validation";
-import { cluster } from "./cluster";
 
 /** Where a kind is served: what a list or a watch needs and a label selector alone lacks. */
 export type ResourceType = ResourceKind;
@@ -33,64 +32,72 @@ function segment(name: string): string {
 export class InvalidNameError extends Error {}
 
 const TTL_MS = 5 * 60_000;
-const cache = new Map<string, { type: ResourceType; at: number }>();
-
 const apiVersionOf = (t: ResourceType) => (t.group ? `${t.group}/${t.version}` : t.version);
 
 const noMatch = (kindName: string, apiVersion: string) =>
   new NoMatchError(`no kind "${kindName}" is registered for version "${apiVersion}"`);
 
-/** Resolves apiVersion + kind to its resource through discovery; hits are cached briefly. */
-export async function resolveKind(apiVersion: string, kindName: string): Promise<ResourceType> {
-  const cacheKey = `${apiVersion}/${kindName}`;
-  const hit = cache.get(cacheKey);
-  if (hit && Date.now() - hit.at < TTL_MS) return hit.type;
-  const parts = apiVersion.split("/");
-  const [group, version] = parts.length === 1 ? ["", apiVersion] : parts;
-  if (parts.length > 2 || parts.some(p => p === "" || pathSegmentNameProblem(p)))
-    throw noMatch(kindName, apiVersion);
-  const resources = await cluster.resources(group, version).catch(error => {
-    throw isNotFound(error) ? noMatch(kindName, apiVersion) : error;
-  });
-  const resource = resources.find(r => r.kind === kindName && !r.name.includes("/"));
-  if (!resource) throw noMatch(kindName, apiVersion);
-  const type = {
-    group,
-    version,
-    kind: kindName,
-    plural: resource.name,
-    namespaced: resource.namespaced,
-  };
-  cache.set(cacheKey, { type, at: Date.now() });
-  return type;
-}
-
 export type ListedObject = KubeObject;
 
-/** Lists objects of a namespaced kind in one namespace, filtered by the API server, all pages. */
-export async function listObjects(
-  type: ResourceType,
-  namespace: string,
-  selectors: { labelSelector?: string; fieldSelector?: string },
-): Promise<ListedObject[]> {
-  const options = {
-    namespace: namespaced(type, namespace),
-    labels: selectors.labelSelector,
-    fields: selectors.fieldSelector,
-  };
-  return cluster.list(type, options).catch(error => {
-    // The kind went away since discovery (its CRD was deleted): forget it and say so.
-    if (!isNotFound(error)) throw error;
-    cache.delete(`${apiVersionOf(type)}/${type.kind}`);
-    throw noMatch(type.kind, apiVersionOf(type));
-  });
-}
+/**
+ * Reads of kinds known only at run time (what PackageVariantSets select, what PackageVariants
+ * inject), resolved through discovery; resolutions are cached briefly.
+ */
+export class Discovery {
+  readonly #cache = new Map<string, { type: ResourceType; at: number }>();
 
-/** GET one object of a namespaced kind in one namespace; undefined when it does not exist. */
-export function getObject(
-  type: ResourceType,
-  namespace: string,
-  name: string,
-): Promise<ListedObject | undefined> {
-  return cluster.get(type, { namespace: namespaced(type, namespace), name: segment(name) });
+  constructor(private readonly cluster: Cluster) {}
+
+  /** Resolves apiVersion + kind to its resource through discovery. */
+  async resolveKind(apiVersion: string, kindName: string): Promise<ResourceType> {
+    const cacheKey = `${apiVersion}/${kindName}`;
+    const hit = this.#cache.get(cacheKey);
+    if (hit && Date.now() - hit.at < TTL_MS) return hit.type;
+    const parts = apiVersion.split("/");
+    const [group, version] = parts.length === 1 ? ["", apiVersion] : parts;
+    if (parts.length > 2 || parts.some(p => p === "" || pathSegmentNameProblem(p)))
+      throw noMatch(kindName, apiVersion);
+    const resources = await this.cluster.resources(group, version).catch(error => {
+      throw isNotFound(error) ? noMatch(kindName, apiVersion) : error;
+    });
+    const resource = resources.find(r => r.kind === kindName && !r.name.includes("/"));
+    if (!resource) throw noMatch(kindName, apiVersion);
+    const type = {
+      group,
+      version,
+      kind: kindName,
+      plural: resource.name,
+      namespaced: resource.namespaced,
+    };
+    this.#cache.set(cacheKey, { type, at: Date.now() });
+    return type;
+  }
+
+  /** Lists objects of a namespaced kind in one namespace, filtered by the API server. */
+  listObjects(
+    type: ResourceType,
+    namespace: string,
+    selectors: { labelSelector?: string; fieldSelector?: string },
+  ): Promise<ListedObject[]> {
+    const options = {
+      namespace: namespaced(type, namespace),
+      labels: selectors.labelSelector,
+      fields: selectors.fieldSelector,
+    };
+    return this.cluster.list(type, options).catch(error => {
+      // The kind went away since discovery (its CRD was deleted): forget it and say so.
+      if (!isNotFound(error)) throw error;
+      this.#cache.delete(`${apiVersionOf(type)}/${type.kind}`);
+      throw noMatch(type.kind, apiVersionOf(type));
+    });
+  }
+
+  /** GET one object of a namespaced kind in one namespace; undefined when it does not exist. */
+  getObject(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+  ): Promise<ListedObject | undefined> {
+    return this.cluster.get(type, { namespace: namespaced(type, namespace), name: segment(name) });
+  }
 }

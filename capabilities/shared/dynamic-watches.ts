@@ -1,8 +1,6 @@
-import { Log } from "pepr";
 import type { KubeObject } from "../../lib/cluster/port";
 import { errorMessage } from "../../lib/errors";
-import { cluster } from "./cluster";
-import { resolveKind } from "./discovery";
+import type { OperatorContext } from "../context";
 import { unreadableKind } from "./readable-kinds";
 
 export type OnObject = (apiVersion: string, kindName: string, obj: KubeObject) => void;
@@ -23,26 +21,28 @@ export class DynamicWatches {
   ) {}
 
   /** Ensures a watch on each "apiVersion/Kind" of `kinds`. */
-  async ensure(kinds: Iterable<string>): Promise<void> {
+  async ensure(ctx: OperatorContext, kinds: Iterable<string>): Promise<void> {
     for (const key of kinds) {
       if (this.#watching.has(key) || this.#refused.has(key)) continue;
       const slash = key.lastIndexOf("/");
       const [apiVersion, kindName] = [key.slice(0, slash), key.slice(slash + 1)];
       try {
         const unlisted = unreadableKind(key, apiVersion, kindName, true);
-        const type = unlisted ? undefined : await resolveKind(apiVersion, kindName);
+        const type = unlisted ? undefined : await ctx.discovery.resolveKind(apiVersion, kindName);
         const refused =
           unlisted ?? (type && unreadableKind(key, apiVersion, kindName, type.namespaced));
         if (refused || !type) {
           this.#refused.add(key);
-          Log.info(`not watching for ${this.purpose}: ${refused}`);
+          ctx.log.info(`not watching for ${this.purpose}: ${refused}`);
           continue;
         }
-        const watcher = await cluster.watch(type, obj => this.onObject(apiVersion, kindName, obj));
+        const watcher = await ctx.cluster.watch(type, obj =>
+          this.onObject(apiVersion, kindName, obj),
+        );
         this.#watching.set(key, watcher);
-        Log.info(`watching ${key} for ${this.purpose}`);
+        ctx.log.info(`watching ${key} for ${this.purpose}`);
       } catch (error) {
-        Log.warn(`cannot watch ${key} for ${this.purpose} yet: ${errorMessage(error)}`);
+        ctx.log.warn(`cannot watch ${key} for ${this.purpose} yet: ${errorMessage(error)}`);
       }
     }
   }

@@ -3,12 +3,15 @@ import { ignoreNotFound } from "../../lib/cluster/errors";
 import { refOf, type JsonPatchOperation } from "../../lib/cluster/port";
 import { mapLimit } from "../../lib/controller/concurrency";
 import { LATEST_REVISION_LABEL, latestRevisionLabels } from "../../lib/packages/latest-revision";
-import { cluster } from "./cluster";
+import type { OperatorContext } from "../context";
 
 const CONCURRENCY = 8;
 
 /** Keeps one "true" latest-revision label per package (seed 002). */
-export async function updateLatestLabels(revisions: PackageRevision[]): Promise<void> {
+export async function updateLatestLabels(
+  ctx: OperatorContext,
+  revisions: PackageRevision[],
+): Promise<void> {
   const labels = latestRevisionLabels(
     revisions.map(pr => ({
       name: pr.metadata?.name ?? "",
@@ -25,18 +28,21 @@ export async function updateLatestLabels(revisions: PackageRevision[]): Promise<
     const patch: JsonPatchOperation[] = pr.metadata?.labels
       ? [{ op: "add", path: `/metadata/labels/${LATEST_REVISION_LABEL.replace("/", "~1")}`, value }]
       : [{ op: "add", path: "/metadata/labels", value: { [LATEST_REVISION_LABEL]: value } }];
-    await cluster.patch(PackageRevisionKind, refOf(pr), { json: patch }).catch(ignoreNotFound);
+    await ctx.cluster.patch(PackageRevisionKind, refOf(pr), { json: patch }).catch(ignoreNotFound);
   });
 }
 
 /** Recomputes the latest-revision label over the revisions of one PackageRevision's package. */
-export async function refreshLatestLabels(pr: PackageRevision): Promise<void> {
-  const siblings = await cluster.list(PackageRevisionKind, {
+export async function refreshLatestLabels(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+): Promise<void> {
+  const siblings = await ctx.cluster.list(PackageRevisionKind, {
     namespace: pr.metadata?.namespace,
     fields: {
       "spec.repository": pr.spec?.repository ?? "",
       "spec.packageName": pr.spec?.packageName ?? "",
     },
   });
-  await updateLatestLabels(siblings);
+  await updateLatestLabels(ctx, siblings);
 }

@@ -3,7 +3,7 @@ import {
   PackageRevisionResources,
   PackageRevisionResourcesKind,
 } from "../../crd-types";
-import { cluster } from "./cluster";
+import type { OperatorContext } from "../context";
 
 const REPOSITORY_LABEL = "porch.kpt.dev/repository";
 
@@ -24,12 +24,13 @@ export const ownerOf = (o: {
  * files meanwhile: a render of stale content never overwrites a newer edit.
  */
 export async function writeResources(
+  ctx: OperatorContext,
   pr: PackageRevision,
   files: Record<string, string>,
   fieldManager: string,
   resourceVersion?: string,
 ): Promise<PackageRevisionResources> {
-  return cluster.apply(
+  return ctx.cluster.apply(
     PackageRevisionResourcesKind,
     {
       metadata: {

@@ -1,4 +1,3 @@
-import { Log } from "pepr";
 import {
   DEFAULT_READABLE_KINDS,
   formatKind,
@@ -9,7 +8,7 @@ import {
   ReadableKindPolicy,
 } from "../../lib/validation";
 import { errorMessage } from "../../lib/errors";
-import { resolveKind } from "./discovery";
+import type { OperatorContext } from "../context";
 
 /**
  * The admin's allow-list of kinds PackageVariants inject and PackageVariantSets select; the
@@ -24,14 +23,15 @@ export const readableKinds = parseReadableKinds(
  * The allow-list with the kinds discovery serves as cluster-scoped (discovery is cached). A
  * kind discovery does not serve yet is left to the caller (seed 000's NoMatchError).
  */
-export async function readableKindPolicy(): Promise<ReadableKindPolicy> {
+export async function readableKindPolicy(ctx: OperatorContext): Promise<ReadableKindPolicy> {
   const clusterScoped = new Set<string>();
   for (const k of readableKinds) {
     const apiVersion = k.group ? `${k.group}/${k.version}` : k.version;
     try {
-      if (!(await resolveKind(apiVersion, k.kind)).namespaced) clusterScoped.add(formatKind(k));
+      if (!(await ctx.discovery.resolveKind(apiVersion, k.kind)).namespaced)
+        clusterScoped.add(formatKind(k));
     } catch (error) {
-      Log.debug(`readable kind ${formatKind(k)} not resolved: ${errorMessage(error)}`);
+      ctx.log.debug(`readable kind ${formatKind(k)} not resolved: ${errorMessage(error)}`);
     }
   }
   return { allowed: readableKinds, clusterScoped };

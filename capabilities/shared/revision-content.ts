@@ -2,8 +2,7 @@ import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import type { GitLock } from "../../lib/kpt";
 import { lockOf } from "../../lib/git";
 import type { PackageContent } from "../../lib/git";
-import { cluster } from "./cluster";
-import { storeForName } from "./content-stores";
+import type { OperatorContext } from "../context";
 import { gitKey } from "./git-key";
 
 export class SourceError extends Error {}
@@ -17,13 +16,14 @@ export interface RevisionContent {
 
 /** The content of another PackageRevision (an upstream, the revision being copied, ...). */
 export async function contentOf(
+  ctx: OperatorContext,
   namespace: string,
   name: string,
   role: string,
 ): Promise<RevisionContent> {
-  const pr = await cluster.get(PackageRevisionKind, { namespace, name });
+  const pr = await ctx.cluster.get(PackageRevisionKind, { namespace, name });
   if (!pr) throw new SourceError(`${role} PackageRevision "${name}" not found`);
-  const repo = await storeForName(namespace, pr.spec?.repository ?? "");
+  const repo = await ctx.stores.named(namespace, pr.spec?.repository ?? "");
   if (!repo)
     throw new SourceError(
       `repository "${pr.spec?.repository}" of ${role} "${name}" not found or being deleted`,

@@ -1,14 +1,17 @@
 import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import { workspaceTakenProblem } from "../../lib/validation";
-import { cluster } from "./cluster";
+import type { OperatorContext } from "../context";
 
 /**
  * Why `pr` may not have its package and workspace: another PackageRevision has them (admission
  * and the source step ask the same question). A LIST by the three selectable fields.
  */
-export async function workspaceTakenBy(pr: PackageRevision): Promise<string | undefined> {
+export async function workspaceTakenBy(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+): Promise<string | undefined> {
   const spec = pr.spec ?? {};
-  const others = await cluster.list(PackageRevisionKind, {
+  const others = await ctx.cluster.list(PackageRevisionKind, {
     namespace: pr.metadata?.namespace,
     fields: {
       "spec.repository": spec.repository ?? "",

@@ -1,0 +1,88 @@
+import type { Cluster } from "../lib/cluster/port";
+import type { Slots } from "../lib/controller/concurrency";
+import type { FunctionRuntime } from "../lib/fn";
+import { VariantIndex } from "../lib/package-variant";
+import { SetIndex } from "../lib/package-variant-set";
+import type { VariantCache } from "./package-variant-set/variants";
+import type { RenderStatuses } from "./package-variant/status";
+import { AccessReviews } from "./shared/access-reviews";
+import { ContentStores } from "./shared/content-stores";
+import { Discovery } from "./shared/discovery";
+import type { RevisionCache } from "./shared/revision-cache";
+
+type LogFn = (message: string, fields?: Record<string, unknown>) => void;
+
+export interface Logger {
+  debug: LogFn;
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+}
+
+/** What the controllers keep between reconciles: caches fed by watches, and indexes. */
+export interface Caches {
+  /** PackageRevisions, by name, package and owning PackageVariant. */
+  readonly revisions: RevisionCache;
+  /** PackageVariants, by the set that made them. */
+  readonly variants: VariantCache;
+  /** Which PackageVariants a revision or an injected object concerns. */
+  readonly variantIndex: VariantIndex;
+  /** Which PackageVariantSets an upstream, a Repository or a selected object concerns. */
+  readonly setIndex: SetIndex;
+  /** Render status of each downstream revision, as of the version last rendered. */
+  readonly renderStatuses: RenderStatuses;
+}
+
+/**
+ * Everything a reconciler or an admission rule reaches outside its arguments, handed to it
+ * instead of module singletons: the cluster (the port), the caches, the git content stores, a
+ * clock and a logger. One is made per process (capabilities/manager.ts); unit tests make
+ * their own around an in-memory cluster.
+ */
+/** How drafts are rendered: the slots renders share, the wait when none is free, the runtime. */
+export interface RenderSettings {
+  readonly slots: Slots;
+  readonly requeueDelayMs: number;
+  readonly runtime: FunctionRuntime;
+}
+
+export interface OperatorContext {
+  readonly cluster: Cluster;
+  readonly caches: Caches;
+  readonly stores: ContentStores;
+  readonly discovery: Discovery;
+  readonly reviews: AccessReviews;
+  readonly render: RenderSettings;
+  readonly now: () => Date;
+  readonly log: Logger;
+}
+
+export interface ContextParts {
+  cluster: Cluster;
+  log: Logger;
+  revisions: RevisionCache;
+  variants: VariantCache;
+  render: RenderSettings;
+  now?: () => Date;
+  gitCacheRoot?: string;
+}
+
+export function createContext(parts: ContextParts): OperatorContext {
+  const { cluster, log } = parts;
+  return {
+    cluster,
+    caches: {
+      revisions: parts.revisions,
+      variants: parts.variants,
+      variantIndex: new VariantIndex(),
+      setIndex: new SetIndex(),
+      renderStatuses: new Map(),
+    },
+    stores: new ContentStores(cluster, log, parts.gitCacheRoot),
+    discovery: new Discovery(cluster),
+    reviews: new AccessReviews(cluster),
+    render: parts.render,
+    now: parts.now ?? (() => new Date()),
+    log,
+  };
+}
