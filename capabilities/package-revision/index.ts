@@ -1,7 +1,6 @@
 import { Capability } from "pepr";
-import { PackageRevision, PackageRevisionResources } from "../../crd-types";
-import { Controller } from "../shared/controller";
-import { operator } from "../operator";
+import { keyOf } from "../../lib/controller/manager";
+import { manager } from "../manager";
 import { concurrency } from "./config";
 import { reconcilePackageRevision } from "./reconcile";
 
@@ -15,15 +14,11 @@ export const PackageRevisionCapability = new Capability({
   description: "Reconciles PackageRevisions with their content in git.",
 });
 
-const { When } = PackageRevisionCapability;
-
-export const packageRevisionController = new Controller(
-  "PackageRevision",
-  key => reconcilePackageRevision(key, operator),
-  { concurrency: concurrency.workers },
-);
-
-When(PackageRevision).IsCreatedOrUpdated().Watch(packageRevisionController.enqueue);
-
-// An edit of a revision's files (same name) is content to commit and render.
-When(PackageRevisionResources).IsCreatedOrUpdated().Watch(packageRevisionController.enqueue);
+export const packageRevisionController = manager.controller({
+  name: "PackageRevision",
+  for: "PackageRevision",
+  // An edit of a revision's files (same name) is content to commit and render.
+  watches: [{ kind: "PackageRevisionResources", map: prr => [keyOf(prr)] }],
+  reconcile: reconcilePackageRevision,
+  concurrency: concurrency.workers,
+});

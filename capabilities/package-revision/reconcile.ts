@@ -3,7 +3,7 @@ import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { isPermanentError } from "../../lib/controller/permanent-error";
 import { recordedRepositoryUid } from "../../lib/packages/deletion";
 import type { OperatorContext } from "../context";
-import { splitKey } from "../shared/controller";
+import { splitKey } from "../../lib/controller/manager";
 import { reconcileFinalizer } from "./finalizer";
 import { reconcileLifecycle } from "./lifecycle";
 import { reconcileRender } from "./render";

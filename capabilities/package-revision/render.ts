@@ -11,6 +11,7 @@ import { isPermanentError, PermanentError } from "../../lib/controller/permanent
 import { assertSafeFileNames } from "../../lib/packages/content-readiness";
 import { isConflict } from "../../lib/cluster/errors";
 import type { OperatorContext } from "../context";
+import { refOf } from "../../lib/cluster/port";
 import { writeResources } from "../shared/package-resources";
 import { gitKey } from "../shared/git-key";
 import { kptfileState } from "../../lib/packages/kptfile-state";
@@ -23,16 +24,6 @@ import {
 } from "./status";
 
 export const PUSH_ON_RENDER_FAILURE = "porch.kpt.dev/push-on-render-failure";
-
-async function getResources(
-  ctx: OperatorContext,
-  pr: PackageRevision,
-): Promise<PackageRevisionResources | undefined> {
-  return ctx.cluster.get(PackageRevisionResourcesKind, {
-    namespace: pr.metadata?.namespace,
-    name: pr.metadata?.name ?? "",
-  });
-}
 
 /** The render result on the PackageRevisionResources, only if nobody edited it meanwhile. */
 async function writeRenderStatus(
@@ -135,7 +126,7 @@ export async function reconcileRender(
   // Drafts, and proposals a PackageVariant updates in place (seed 003), are rendered.
   if (pr.spec?.lifecycle !== "Draft" && pr.spec?.lifecycle !== "Proposed") return;
   if (pr.spec.source && !pr.status?.creationSource) return;
-  const prr = await getResources(ctx, pr);
+  const prr = await ctx.cluster.get(PackageRevisionResourcesKind, refOf(pr));
   const version = prr?.metadata?.resourceVersion;
   if (!prr || version === pr.status?.observedPrrResourceVersion) return;
   // Every render slot taken: come back later rather than hold a reconcile worker.

@@ -1,7 +1,7 @@
 import { PackageVariantSet, PackageVariantSetKind } from "../../crd-types";
 import { errorMessage } from "../../lib/errors";
 import { newlyEmptyTargets, planSet } from "../../lib/package-variant-set";
-import { splitKey } from "../shared/controller";
+import { splitKey } from "../../lib/controller/manager";
 import type { OperatorContext } from "../context";
 import { computeDesiredSet } from "./desired";
 import { emptyOutcome, SetOutcome, writeStatus } from "./status";

@@ -1,11 +1,10 @@
 import { Capability } from "pepr";
-import type { KubeObject } from "../../lib/cluster/port";
 import { PackageRevision, PackageVariant } from "../../crd-types";
-import { ChangeFilter } from "../../lib/controller/change-filter";
+import { keyOf } from "../../lib/controller/manager";
 import { revisionRelevance, variantRelevance } from "../../lib/package-variant";
-import { Controller, keyOf } from "../shared/controller";
+import type { OperatorContext } from "../context";
+import { manager } from "../manager";
 import { DynamicWatches } from "../shared/dynamic-watches";
-import { operator } from "../operator";
 import { reconcilePackageVariant } from "./reconcile";
 import { forgetRenderStatus } from "./status";
 
@@ -19,59 +18,26 @@ export const PackageVariantCapability = new Capability({
   description: "Creates and updates the downstream drafts of each PackageVariant.",
 });
 
-const { When } = PackageVariantCapability;
+// A change to an injected ConfigMap or custom resource produces an updated draft.
+const injectedKinds = new DynamicWatches(
+  "PackageVariant config injection",
+  (ctx, apiVersion, kind, obj) => {
+    const ref = {
+      apiVersion,
+      kind,
+      namespace: obj.metadata?.namespace ?? "",
+      name: obj.metadata?.name ?? "",
+    };
+    for (const key of ctx.caches.variantIndex.forInjected(ref)) variantController.add(key);
+  },
+);
 
-const variants = operator.caches.variantIndex;
-const revisionCache = operator.caches.revisions.cache;
-
-const injectedKinds = new DynamicWatches("PackageVariant config injection", onInjectedObject);
-
-export const variantController = new Controller("PackageVariant", async key => {
-  await reconcilePackageVariant(key, operator);
-  await injectedKinds.ensure(operator, variants.injectedKinds());
-});
-
-const enqueueAll = (keys: string[]) => keys.forEach(k => variantController.queue.add(k));
-
-// Only events that change what a reconcile reads (not this controller's own status writes,
-// nor render progress and labels other controllers keep) cost a reconcile.
-const variantChanges = new ChangeFilter(variantRelevance);
-const revisionChanges = new ChangeFilter(revisionRelevance);
-const uidOf = (obj: { metadata?: { uid?: string } }) => obj.metadata?.uid ?? "";
-
-When(PackageVariant)
-  .IsCreatedOrUpdated()
-  .Watch(pv => {
-    if (variantChanges.changed(uidOf(pv), pv)) variantController.enqueue(pv);
-  });
-When(PackageVariant)
-  .IsDeleted()
-  .Watch(pv => {
-    variantChanges.forget(uidOf(pv));
-    variants.remove(keyOf(pv));
-  });
-
-// An upstream revision published, a downstream draft rendered, an owned revision changed.
-When(PackageRevision)
-  .IsCreatedOrUpdated()
-  .Watch(pr => {
-    revisionCache.upsert(pr);
-    if (revisionChanges.changed(uidOf(pr), pr)) enqueueAll(concerned(pr));
-  });
-When(PackageRevision)
-  .IsDeleted()
-  .Watch(pr => {
-    revisionCache.remove(pr);
-    revisionChanges.forget(uidOf(pr));
-    forgetRenderStatus(operator, pr);
-    enqueueAll(concerned(pr));
-  });
-
-function concerned(pr: PackageRevision): string[] {
+/** The variants an upstream, downstream or owned revision concerns. */
+function concerned(ctx: OperatorContext, pr: PackageRevision): string[] {
   const owners = (pr.metadata?.ownerReferences ?? [])
     .filter(o => o.kind === "PackageVariant")
     .map(o => o.uid);
-  return variants.forPackageRevision(
+  return ctx.caches.variantIndex.forPackageRevision(
     pr.metadata?.namespace ?? "",
     pr.spec?.repository ?? "",
     pr.spec?.packageName ?? "",
@@ -79,13 +45,22 @@ function concerned(pr: PackageRevision): string[] {
   );
 }
 
-// A change to an injected ConfigMap or custom resource produces an updated draft (seed 001).
-function onInjectedObject(apiVersion: string, kindName: string, obj: KubeObject): void {
-  const ref = {
-    apiVersion,
-    kind: kindName,
-    namespace: obj.metadata?.namespace ?? "",
-    name: obj.metadata?.name ?? "",
-  };
-  enqueueAll(variants.forInjected(ref));
-}
+// Only events that change what a reconcile reads (not this controller's own status writes,
+// nor render progress and labels other controllers keep) cost a reconcile.
+export const variantController = manager.controller({
+  name: "PackageVariant",
+  for: "PackageVariant",
+  relevance: pv => variantRelevance(pv as PackageVariant),
+  forget: (pv, ctx) => ctx.caches.variantIndex.remove(keyOf(pv)),
+  watches: [
+    {
+      // An upstream revision published, a downstream draft rendered, an owned revision changed.
+      kind: "PackageRevision",
+      relevance: pr => revisionRelevance(pr as PackageRevision),
+      map: (pr, _phase, ctx) => concerned(ctx, pr as PackageRevision),
+      forget: (pr, ctx) => forgetRenderStatus(ctx, pr as PackageRevision),
+    },
+  ],
+  reconcile: reconcilePackageVariant,
+  after: ctx => injectedKinds.ensure(ctx, ctx.caches.variantIndex.injectedKinds()),
+});

@@ -13,7 +13,7 @@ import { UpgradeError } from "../../lib/kpt";
 import { selectUpstream } from "../../lib/packages/upstream";
 import { packageVariantKindProblems, validatePackageVariant } from "../../lib/validation";
 import { execPolicy } from "../shared/exec-policy";
-import { splitKey } from "../shared/controller";
+import { splitKey } from "../../lib/controller/manager";
 import type { OperatorContext } from "../context";
 import { SourceError } from "../shared/revision-content";
 import { readableKindPolicy } from "../shared/readable-kinds";

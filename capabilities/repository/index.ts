@@ -1,7 +1,5 @@
 import { Capability } from "pepr";
-import { Repository } from "../../crd-types";
-import { operator } from "../operator";
-import { Controller } from "../shared/controller";
+import { manager } from "../manager";
 import { reconcileRepository } from "./reconcile";
 
 /**
@@ -13,13 +11,11 @@ export const RepositoryCapability = new Capability({
   description: "Syncs Repository objects with git and mirrors their package revisions.",
 });
 
-const { When } = RepositoryCapability;
-
-export const repositoryController = new Controller("Repository", key =>
-  reconcileRepository(key, operator),
-);
-
-When(Repository).IsCreatedOrUpdated().Watch(repositoryController.enqueue);
-When(Repository)
-  .IsDeleted()
-  .Watch(repo => operator.stores.forget(repo.metadata?.namespace ?? "", repo.metadata?.name ?? ""));
+export const repositoryController = manager.controller({
+  name: "Repository",
+  for: "Repository",
+  // A deleted Repository's git cache is closed; its revisions leave git alone.
+  forget: (repo, ctx) =>
+    ctx.stores.forget(repo.metadata?.namespace ?? "", repo.metadata?.name ?? ""),
+  reconcile: reconcileRepository,
+});

@@ -3,7 +3,7 @@ import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { failureReason } from "../../lib/git";
 import { errorMessage } from "../../lib/errors";
 import type { OperatorContext } from "../context";
-import { splitKey } from "../shared/controller";
+import { splitKey } from "../../lib/controller/manager";
 import { listMirrored, mirrorRevisions } from "./mirror";
 import { nextSyncTime, runOnceDue, syncDue } from "./schedule";
 import { writeRepositoryStatus } from "./status";

@@ -7,26 +7,14 @@ import {
 } from "../../lib/controller/work-queue";
 import { errorMessage } from "../../lib/errors";
 
-interface Keyed {
-  metadata?: { name?: string; namespace?: string };
-}
-
-export const keyOf = (obj: Keyed): string =>
-  `${obj.metadata?.namespace ?? ""}/${obj.metadata?.name ?? ""}`;
-
-export function splitKey(key: string): { namespace: string; name: string } {
-  const [namespace, name] = key.split("/");
-  return { namespace, name };
-}
-
 /** "PackageVariantSet" → "reconciles_package_variant_set_total" (Pepr prefixes "pepr_"). */
 export const reconcileCounterName = (controller: string): string =>
   `reconciles_${controller.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1").toLowerCase()}_total`;
 
 /**
- * A named controller: Pepr watch callbacks enqueue keys, the queue runs the reconciler with
- * retries. Reconcilers read current state themselves (level-triggered), so events only say
- * "look again".
+ * A named controller's work queue: the manager (capabilities/manager.ts) enqueues keys, the
+ * queue runs the reconciler with retries, counted on /metrics and logged. Reconcilers read
+ * current state themselves (level-triggered), so events only say "look again".
  */
 export class Controller {
   readonly queue: WorkQueue;
@@ -57,6 +45,4 @@ export class Controller {
         ),
     });
   }
-
-  enqueue = (obj: Keyed): void => this.queue.add(keyOf(obj));
 }

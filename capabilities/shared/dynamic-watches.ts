@@ -3,7 +3,12 @@ import { errorMessage } from "../../lib/errors";
 import type { OperatorContext } from "../context";
 import { unreadableKind } from "./readable-kinds";
 
-export type OnObject = (apiVersion: string, kindName: string, obj: KubeObject) => void;
+export type OnObject = (
+  ctx: OperatorContext,
+  apiVersion: string,
+  kindName: string,
+  obj: KubeObject,
+) => void;
 
 /**
  * Watches of kinds only known at run time: the kinds PackageVariantSets select and the kinds
@@ -37,7 +42,7 @@ export class DynamicWatches {
           continue;
         }
         const watcher = await ctx.cluster.watch(type, obj =>
-          this.onObject(apiVersion, kindName, obj),
+          this.onObject(ctx, apiVersion, kindName, obj),
         );
         this.#watching.set(key, watcher);
         ctx.log.info(`watching ${key} for ${this.purpose}`);

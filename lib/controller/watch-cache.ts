@@ -41,10 +41,11 @@ export class WatchCache<T extends Cached> {
     const held = this.#byUid.get(uid);
     if (held && isOlder(obj, held)) return;
     if (held) this.#index(uid, held, drop);
-    // managedFields are most of an object's size and nothing a reconcile reads.
-    const slim = { ...obj, metadata: { ...obj.metadata, managedFields: undefined } };
-    this.#byUid.set(uid, slim);
-    this.#index(uid, slim, add);
+    // managedFields are most of an object's size and nothing a reconcile reads. Dropped in
+    // place, not copied: the watch that delivered the object keeps it too (see Manager).
+    if (obj.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
+    this.#byUid.set(uid, obj);
+    this.#index(uid, obj, add);
   }
 
   remove(obj: T): void {

@@ -1,15 +1,9 @@
 // Owner references between a PackageVariant and its downstream PackageRevisions, as plain data.
 import type { PackageRevision, PackageVariant } from "../../crd-types";
 
-/** metav1.OwnerReference as plain data. */
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+import type { OwnerReference } from "../cluster/port";
+
+export type { OwnerReference };
 
 export const PACKAGE_VARIANT_API_VERSION = "config.porch.kpt.dev/v1alpha1";
 export const PACKAGE_VARIANT_KIND = "PackageVariant";
