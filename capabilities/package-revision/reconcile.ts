@@ -62,6 +62,7 @@ async function reconcileSteps(
   }
   if (!(await reconcileSource(ctx, pr, repo.repo, repo.store))) return;
   const render = await reconcileRender(ctx, pr, repo.store);
+  // A render still to come holds the lifecycle back: a publish now would leave its files out.
+  if (render) return render;
   await reconcileLifecycle(ctx, pr, repo.store);
-  return render;
 }

@@ -109,14 +109,21 @@ async function commitRendered(
   }
 }
 
+/** Whether git still holds the revision as a Draft or Proposed (not published yet). */
+async function unpublishedInGit(pr: PackageRevision, store: ContentStore): Promise<boolean> {
+  const key = gitKey(pr);
+  const revisions = await store.listPackageRevisions({ packageName: key.packageName });
+  return revisions.some(r => r.workspaceName === key.workspaceName && r.revision === 0);
+}
+
 /**
- * Renders a Draft (or a Proposed revision) whose files changed since the last render (a user edit of its
- * PackageRevisionResources, a source execution, a controller mutation). The rendered files go
- * back to the PackageRevisionResources with its resourceVersion as precondition (a newer edit
- * wins and is rendered next) and then to the draft branch. A failed render keeps the last good
- * content in git unless the revision asks for push-on-render-failure. Files git cannot take
- * (unsafe names: the webhook may have been down) stop at Rendered=False and Ready=False until
- * they change.
+ * Renders a Draft (or a Proposed revision, also one asked to be published and not published
+ * yet) whose files changed since the last render (a user edit of its PackageRevisionResources, a
+ * source execution, a controller mutation). The rendered files go back to the
+ * PackageRevisionResources with its resourceVersion as precondition (a newer edit wins and is
+ * rendered next) and then to the draft branch. A failed render keeps the last good content in
+ * git unless the revision asks for push-on-render-failure. Files git cannot take (unsafe names:
+ * the webhook may have been down) stop at Rendered=False and Ready=False until they change.
  */
 export async function reconcileRender(
   ctx: OperatorContext,
@@ -124,11 +131,15 @@ export async function reconcileRender(
   store: ContentStore,
 ): Promise<ReconcileResult | void> {
   // Drafts, and proposals a PackageVariant updates in place (seed 003), are rendered.
-  if (pr.spec?.lifecycle !== "Draft" && pr.spec?.lifecycle !== "Proposed") return;
-  if (pr.spec.source && !pr.status?.creationSource) return;
+  const lifecycle = pr.spec?.lifecycle;
+  const publishing = lifecycle === "Published" && (pr.status?.revision ?? 0) === 0;
+  if (lifecycle !== "Draft" && lifecycle !== "Proposed" && !publishing) return;
+  if (pr.spec?.source && !pr.status?.creationSource) return;
   const prr = await ctx.cluster.get(PackageRevisionResourcesKind, refOf(pr));
   const version = prr?.metadata?.resourceVersion;
   if (!prr || version === pr.status?.observedPrrResourceVersion) return;
+  // So is a proposal asked to be published: an edit made just before must not be left out.
+  if (publishing && !(await unpublishedInGit(pr, store))) return;
   // Every render slot taken: come back later rather than hold a reconcile worker.
   if (!ctx.render.slots.take()) return { requeueAfterMs: ctx.render.requeueDelayMs };
   let written = prr;

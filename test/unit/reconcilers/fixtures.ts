@@ -1,0 +1,108 @@
+import {
+  PackageRevision,
+  PackageRevisionKind,
+  PackageRevisionResources,
+  PackageRevisionResourcesKind,
+  Repository,
+  RepositoryKind,
+  type RepositorySpec,
+} from "../../../crd-types";
+import type { KubeObject, ResourceKind } from "../../../lib/cluster/port";
+import { refOf } from "../../../lib/cluster/port";
+import type { ContentStore } from "../../../lib/git";
+import { packageRevisionObjectName } from "../../../lib/packages/naming";
+import type { MemoryCluster } from "../../support/memory-cluster";
+import type { TestOperator } from "../../support/operator-context";
+
+export const NS = "ns";
+
+/** Creates `obj` and then, as a controller would, writes its status through /status. */
+export async function seed<T extends KubeObject & { status?: unknown }>(
+  cluster: MemoryCluster,
+  kind: ResourceKind<T>,
+  obj: T,
+): Promise<T> {
+  const created = await cluster.create(kind, obj);
+  if (obj.status === undefined) return created as T;
+  return cluster.patch(kind, refOf(obj), { merge: { status: obj.status } }, { status: true });
+}
+
+export const repositoryObject = (
+  name: string,
+  url: string,
+  spec: Partial<RepositorySpec> = {},
+): Repository => ({
+  metadata: { name, namespace: NS },
+  spec: {
+    type: "git",
+    ...spec,
+    git: { repo: url, branch: "main", createBranch: true, ...spec.git },
+  },
+});
+
+export const kptfile = (name: string, pipeline = "") =>
+  `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n  annotations:\n    config.kubernetes.io/local-config: "true"\n${pipeline}`;
+
+/** A Kptfile whose pipeline labels every resource `env: dev` (the set-labels built-in). */
+export const labellingKptfile = (name: string) =>
+  kptfile(
+    name,
+    "pipeline:\n  mutators:\n    - image: set-labels:v0.2\n      configMap:\n        env: dev\n",
+  );
+
+export const configMap = (name: string, value = "1") =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  value: "${value}"\n`;
+
+export interface Draft {
+  pr: PackageRevision;
+  store: ContentStore;
+  key: { packageName: string; workspaceName: string };
+}
+
+/**
+ * A Draft as the operator leaves one before it is rendered: a Repository on a local bare
+ * repository, the draft branch in git holding `files`, and the PackageRevision and its
+ * PackageRevisionResources (the same files, not rendered yet).
+ */
+export async function draftRevision(
+  h: TestOperator,
+  files: Record<string, string>,
+  { repo = "repo", packageName = "app", workspaceName = "v1" } = {},
+): Promise<Draft> {
+  const repository = await seed(
+    h.cluster,
+    RepositoryKind,
+    repositoryObject(repo, await h.localRepository(repo)),
+  );
+  const store = await h.ctx.stores.of(repository);
+  await store.open();
+  const key = { packageName, workspaceName };
+  const draft = await store.createNewDraft(key);
+  await draft.updateResources(files, "init");
+  await draft.closeDraft();
+
+  const name = packageRevisionObjectName(repo, packageName, workspaceName);
+  const spec = { repository: repo, packageName, workspaceName };
+  await h.cluster.create(PackageRevisionKind, {
+    metadata: { name, namespace: NS },
+    spec: { ...spec, lifecycle: "Draft" },
+  } as PackageRevision);
+  await h.cluster.create(PackageRevisionResourcesKind, {
+    metadata: { name, namespace: NS },
+    spec: { ...spec, resources: files },
+  } as PackageRevisionResources);
+  const pr = await h.cluster.get(PackageRevisionKind, { namespace: NS, name });
+  if (!pr) throw new Error(`${name} was not created`);
+  return { pr, store, key };
+}
+
+/** The object as the cluster holds it now (fails the test when it is gone). */
+export async function current<T extends KubeObject>(
+  cluster: MemoryCluster,
+  kind: ResourceKind<T>,
+  obj: KubeObject,
+): Promise<T> {
+  const found = await cluster.get(kind, refOf(obj));
+  if (!found) throw new Error(`${kind.kind} ${obj.metadata?.name} not found`);
+  return found;
+}

@@ -1,0 +1,103 @@
+import { reconcilePackageVariant } from "../../../capabilities/package-variant/reconcile";
+import { reconcilePackageVariantSet } from "../../../capabilities/package-variant-set/reconcile";
+import { SET_LABEL } from "../../../capabilities/package-variant-set/variants";
+import {
+  PackageRevision,
+  PackageRevisionKind,
+  PackageVariant,
+  PackageVariantKind,
+  PackageVariantSet,
+  PackageVariantSetKind,
+  RepositoryKind,
+} from "../../../crd-types";
+import { testOperator, type TestOperator } from "../../support/operator-context";
+import { current, NS, repositoryObject, seed } from "./fixtures";
+
+const upstream = { repo: "blueprints", package: "basens", revision: "1" };
+const MISSING = "could not find upstream package revision 'basens/1' in repo 'blueprints'";
+
+const published: PackageRevision = {
+  metadata: { name: "blueprints.basens.v1", namespace: NS },
+  spec: {
+    repository: "blueprints",
+    packageName: "basens",
+    workspaceName: "v1",
+    lifecycle: "Published",
+  },
+  status: { revision: 1 },
+};
+
+const conditionsOf = (obj: { status?: { conditions?: { type: string }[] } }) =>
+  Object.fromEntries((obj.status?.conditions ?? []).map(c => [c.type, c]));
+
+describe("a missing upstream", () => {
+  let h: TestOperator;
+  beforeEach(async () => (h = await testOperator()));
+  afterEach(() => h.close());
+
+  it("stalls a PackageVariantSet with UpstreamNotFound and makes no PackageVariant", async () => {
+    const set = await seed(h.cluster, PackageVariantSetKind, {
+      metadata: { name: "set", namespace: NS },
+      spec: { upstream, targets: [{ repositories: [{ name: "deployments" }] }] },
+    } as PackageVariantSet);
+
+    await expect(reconcilePackageVariantSet(`${NS}/set`, h.ctx)).resolves.toBeUndefined();
+
+    const after = await current(h.cluster, PackageVariantSetKind, set);
+    expect(conditionsOf(after)).toEqual({
+      Stalled: expect.objectContaining({
+        status: "True",
+        reason: "UpstreamNotFound",
+        message: MISSING,
+      }),
+      Ready: expect.objectContaining({ status: "False", reason: "UpstreamNotFound" }),
+    });
+    expect(await h.cluster.list(PackageVariantKind, { namespace: NS })).toEqual([]);
+    expect(h.cluster.events).toEqual([]);
+
+    // Once the watch delivers the published upstream, the set makes its PackageVariant (in a
+    // downstream Repository that exists: the set checks, git is not read).
+    await seed(
+      h.cluster,
+      RepositoryKind,
+      repositoryObject("deployments", "https://git.example.com/deployments.git"),
+    );
+    h.ctx.caches.revisions.cache.upsert(await seed(h.cluster, PackageRevisionKind, published));
+    await reconcilePackageVariantSet(`${NS}/set`, h.ctx);
+
+    const made = await h.cluster.list(PackageVariantKind, { namespace: NS });
+    expect(made).toHaveLength(1);
+    expect(made[0].metadata?.labels?.[SET_LABEL]).toBe(set.metadata?.uid);
+    expect(made[0].spec).toMatchObject({
+      upstream,
+      downstream: { repo: "deployments", package: "basens" },
+    });
+    expect(conditionsOf(await current(h.cluster, PackageVariantSetKind, set))).toMatchObject({
+      Stalled: { status: "False", reason: "Valid" },
+    });
+  });
+
+  it("stalls a PackageVariant with ValidationError and creates no draft", async () => {
+    const pv = await seed(h.cluster, PackageVariantKind, {
+      metadata: { name: "pv", namespace: NS },
+      spec: { upstream, downstream: { repo: "deployments", package: "basens" } },
+    } as PackageVariant);
+
+    await expect(reconcilePackageVariant(`${NS}/pv`, h.ctx)).resolves.toBeUndefined();
+
+    const after = await current(h.cluster, PackageVariantKind, pv);
+    expect(conditionsOf(after)).toEqual({
+      Stalled: expect.objectContaining({
+        status: "True",
+        reason: "ValidationError",
+        message: MISSING,
+      }),
+      Ready: expect.objectContaining({
+        status: "False",
+        reason: "Error",
+        message: "invalid packagevariant object",
+      }),
+    });
+    expect(await h.cluster.list(PackageRevisionKind, { namespace: NS })).toEqual([]);
+  });
+});
