@@ -1,15 +1,12 @@
 import { PeprValidateRequest } from "pepr";
 import { isDeepStrictEqual } from "node:util";
 import type { KubernetesObject } from "kubernetes-fluent-client";
+import { errorMessage } from "../../lib/errors";
 
 type ValidateResponse = ReturnType<PeprValidateRequest<KubernetesObject>["Approve"]>;
 
 interface WithSpec extends KubernetesObject {
   spec?: unknown;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
