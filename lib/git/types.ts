@@ -13,8 +13,12 @@ export const LIFECYCLES: readonly Lifecycle[] = [
   "DeletionProposed",
 ];
 
-/** Published and DeletionProposed revisions carry a revision number and a tag. */
-export function isPublished(lifecycle: Lifecycle): boolean {
+/**
+ * Porch's LifecycleIsPublished: Published and DeletionProposed revisions carry a revision number
+ * and a tag, and their content no longer changes. Takes any spelling of a lifecycle (git's,
+ * a PackageRevision's spec) so that there is one definition.
+ */
+export function isPublished(lifecycle: string | undefined): boolean {
   return lifecycle === "Published" || lifecycle === "DeletionProposed";
 }
 

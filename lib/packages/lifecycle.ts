@@ -1,4 +1,4 @@
-import type { Lifecycle } from "../git/types";
+import { isPublished, type Lifecycle } from "../git/types";
 
 const ORDER: Lifecycle[] = ["Draft", "Proposed", "Published", "DeletionProposed"];
 
@@ -52,6 +52,6 @@ export function copySourceProblem(source: {
   spec?: { lifecycle?: string };
 }): string | undefined {
   const lifecycle = source.spec?.lifecycle ?? "Draft";
-  if (lifecycle === "Published" || lifecycle === "DeletionProposed") return undefined;
+  if (isPublished(lifecycle)) return undefined;
   return `copyFrom "${source.metadata?.name ?? ""}" is ${lifecycle}: only a Published revision can be copied (publish it first)`;
 }
