@@ -18,7 +18,9 @@ export const LIFECYCLES: readonly Lifecycle[] = [
  * and a tag, and their content no longer changes. Takes any spelling of a lifecycle (git's,
  * a PackageRevision's spec) so that there is one definition.
  */
-export function isPublished(lifecycle: string | undefined): boolean {
+export function isPublished(
+  lifecycle: string | undefined,
+): lifecycle is "Published" | "DeletionProposed" {
   return lifecycle === "Published" || lifecycle === "DeletionProposed";
 }
 
