@@ -56,6 +56,10 @@ export class GitContentStore implements ContentStore {
     return this.ctx.read(() => this.ctx.listPackage(filter?.packageName));
   }
 
+  findRevision(key: PackageRevisionKey): Promise<PackageRevisionInfo | undefined> {
+    return this.ctx.read(() => this.ctx.findRevision(key));
+  }
+
   getPackageContent(key: PackageRevisionKey): Promise<PackageContent> {
     return this.ctx.read(async () => {
       const info = await this.ctx.find(key);

@@ -124,6 +124,11 @@ export interface ContentStore {
   /** Fetches and checks the branch (creating it when createBranch); returns the branch head commit. */
   open(): Promise<string>;
   listPackageRevisions(filter?: { packageName?: string }): Promise<PackageRevisionInfo[]>;
+  /**
+   * The revision a package + workspace names, or undefined: a draft or proposal over a tag, a
+   * tag over the branch placeholder, the highest tag among tags (the one ranking every caller uses).
+   */
+  findRevision(key: PackageRevisionKey): Promise<PackageRevisionInfo | undefined>;
   getPackageContent(key: PackageRevisionKey): Promise<PackageContent>;
   createNewDraft(key: PackageRevisionKey, lifecycle?: "Draft" | "Proposed"): Promise<PackageDraft>;
   createDraftFromExisting(key: PackageRevisionKey): Promise<PackageDraft>;
