@@ -1,7 +1,8 @@
 // Reads package revisions out of the remote's refs, as the reference implementation lays them out
 // (layout.ts). Everything keyed by an object id is immutable, so it is memoised across listings.
 import type { CommitInfo, GitClient, RefMap } from "./client";
-import { KPTFILE, readKptfile, type KptfileRead } from "./kptfile";
+import { isKptfilePath, KPTFILE } from "../kpt/kptfile-name";
+import { readKptfile, type KptfileRead } from "../kpt/kptfile-read";
 import {
   HEADS,
   annotatedWorkspace,
@@ -146,7 +147,7 @@ export class Discovery {
     const trees = new Map(listing.filter(e => e.type === "tree").map(e => [e.path, e.oid]));
     trees.set("", dirTree);
     const kptfiles = listing
-      .filter(e => e.type === "blob" && (e.path === KPTFILE || e.path.endsWith(`/${KPTFILE}`)))
+      .filter(e => e.type === "blob" && isKptfilePath(e.path))
       .map(e => ({ dir: e.path.slice(0, -KPTFILE.length).replace(/\/$/, ""), blob: e.oid }))
       .sort((a, b) => a.dir.length - b.dir.length);
     const taken: string[] = [];

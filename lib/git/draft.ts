@@ -3,7 +3,7 @@
 // the draft's edits are replayed on the new branch tip, so no commit is lost.
 import type { RepoContext } from "./context";
 import { GitStoreError } from "./errors";
-import { KPTFILE } from "./kptfile";
+import { KPTFILE } from "../kpt/kptfile-name";
 import {
   annotateMessage,
   draftBranch,

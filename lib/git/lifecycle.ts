@@ -6,7 +6,7 @@ import { transitionProblem } from "../packages/lifecycle";
 import type { RefUpdate } from "./client";
 import type { RepoContext } from "./context";
 import { GitStoreError } from "./errors";
-import { KPTFILE } from "./kptfile";
+import { KPTFILE } from "../kpt/kptfile-name";
 import {
   TAGS,
   annotateMessage,

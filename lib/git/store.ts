@@ -3,7 +3,8 @@
 import { RepoContext, normalizeConfig } from "./context";
 import { createDraftFromExisting, createNewDraft } from "./draft";
 import { GitStoreError } from "./errors";
-import { readKptfile, KPTFILE } from "./kptfile";
+import { KPTFILE } from "../kpt/kptfile-name";
+import { readKptfile } from "../kpt/kptfile-read";
 import { deletePackage, updateLifecycle } from "./lifecycle";
 import { gitNetworkFromEnv } from "./network";
 import { readFiles, subtreeAt } from "./tree";

@@ -3,6 +3,9 @@
 // PackageRevision capabilities see of it.
 
 import type { GitNetwork } from "./network";
+import type { UpstreamLock } from "../kpt/types";
+
+export type { UpstreamLock } from "../kpt/types";
 
 export type Lifecycle = "Draft" | "Proposed" | "Published" | "DeletionProposed";
 
@@ -89,11 +92,6 @@ export interface PackageRevisionInfo extends PackageRevisionKey {
   publishedBy?: string;
   /** Set when the package's Kptfile does not parse; the revision is still listed. */
   kptfileError?: string;
-}
-
-export interface UpstreamLock {
-  type: string;
-  git?: { repo: string; directory: string; ref: string; commit: string };
 }
 
 export interface PackageContent {

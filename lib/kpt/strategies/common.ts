@@ -1,5 +1,5 @@
-// Pieces shared by the update strategies: reading Kptfiles, the 3-way Kptfile merge of one
-// (sub)package, and detecting local changes.
+// Pieces shared by the update strategies: the Kptfile of a (sub)package, its 3-way merge, and
+// detecting local changes.
 import { cloneNode, getField } from "../../krm/nodes";
 import { fieldConflictSink } from "../conflicts";
 import { sameFileContent } from "../equivalence";
@@ -7,6 +7,7 @@ import { mergeKptfile } from "../kptfile-merge";
 import {
   KPTFILE_API_VERSION,
   type Kptfile,
+  KptfileError,
   kptfileName,
   parseKptfile,
   setSection,
@@ -15,13 +16,16 @@ import {
 import { filesOfPackage, kptfilePath, packageDirs } from "../package-layout";
 import { type MergeConflict, type PackageFiles, UpgradeError, type UpgradeInput } from "../types";
 
-export function readKptfile(files: PackageFiles, path: string): Kptfile | undefined {
+/** The Kptfile at `path` of a package, if any; one that does not parse is an InvalidPackage. */
+export function kptfileIn(files: PackageFiles, path: string): Kptfile | undefined {
   const text = files[path];
   if (text === undefined) return undefined;
   try {
     return parseKptfile(text, path);
   } catch (error) {
-    throw new UpgradeError((error as Error).message, "InvalidPackage", [path]);
+    if (error instanceof KptfileError)
+      throw new UpgradeError(error.message, "InvalidPackage", [path]);
+    throw error;
   }
 }
 
@@ -36,14 +40,14 @@ export function mergedKptfileText(
   conflicts: MergeConflict[],
 ): string {
   const path = kptfilePath(dir);
-  const local = readKptfile(input.local, path);
+  const local = kptfileIn(input.local, path);
   if (!local) throw new UpgradeError(`local package has no ${path}`, "InvalidPackage", [path]);
   const baseline = stringifyKptfile(local);
-  const updated = readKptfile(input.updated, path);
+  const updated = kptfileIn(input.updated, path);
   const resource = { apiVersion: KPTFILE_API_VERSION, kind: "Kptfile", name: kptfileName(local) };
   mergeKptfile(
     local,
-    readKptfile(input.original, path),
+    kptfileIn(input.original, path),
     updated,
     fieldConflictSink(conflicts, path, resource),
   );
