@@ -1,10 +1,11 @@
 // Pieces shared by the update strategies: the Kptfile of a (sub)package, its 3-way merge, and
 // detecting local changes.
 import { cloneNode, getField } from "../../krm/nodes";
-import { fieldConflictSink } from "../conflicts";
+import { conflict, fieldConflictSink } from "../conflicts";
 import { sameFileContent } from "../equivalence";
 import { mergeKptfile } from "../kptfile-merge";
 import {
+  KPTFILE,
   KPTFILE_API_VERSION,
   type Kptfile,
   KptfileError,
@@ -59,6 +60,25 @@ export function mergedKptfileText(
   }
   const text = stringifyKptfile(local);
   return text === baseline ? input.local[path] : text;
+}
+
+/**
+ * LocalChangesDiscarded for each local file among `replaced` (the root Kptfile aside: it is
+ * merged) whose content is neither upstream's old nor its new one: a replacing strategy lost it.
+ */
+export function discardedLocalChanges(
+  input: UpgradeInput,
+  replaced: (path: string) => boolean = () => true,
+): MergeConflict[] {
+  return Object.keys(input.local)
+    .sort()
+    .filter(path => path !== KPTFILE && replaced(path))
+    .filter(
+      path =>
+        !sameFileContent(path, input.local[path], input.original[path]) &&
+        !sameFileContent(path, input.local[path], input.updated[path]),
+    )
+    .map(path => conflict("LocalChangesDiscarded", path, "upstream"));
 }
 
 /** Package-relative paths whose content differs between the two packages (ignoring kpt's bookkeeping). */
