@@ -12,7 +12,7 @@ import {
   parseRef,
   revisionFromTag,
 } from "./layout";
-import type { Lifecycle, PackageRevisionInfo } from "./types";
+import { LIFECYCLES, type Lifecycle, type PackageRevisionInfo } from "./types";
 
 /** Commits scanned on the branch to find who published the placeholder's content. */
 const HISTORY_LIMIT = 1000;
@@ -229,17 +229,10 @@ function isoTime(seconds: number): string {
   return new Date(seconds * 1000).toISOString();
 }
 
-const LIFECYCLE_ORDER: Record<Lifecycle, number> = {
-  Draft: 0,
-  Proposed: 1,
-  Published: 2,
-  DeletionProposed: 3,
-};
-
 function compareRevisions(a: PackageRevisionInfo, b: PackageRevisionInfo): number {
   if (a.packageName !== b.packageName) return a.packageName < b.packageName ? -1 : 1;
   if (a.revision !== b.revision) return a.revision - b.revision;
   if (a.lifecycle !== b.lifecycle)
-    return LIFECYCLE_ORDER[a.lifecycle] - LIFECYCLE_ORDER[b.lifecycle];
+    return LIFECYCLES.indexOf(a.lifecycle) - LIFECYCLES.indexOf(b.lifecycle);
   return a.workspaceName < b.workspaceName ? -1 : a.workspaceName > b.workspaceName ? 1 : 0;
 }
