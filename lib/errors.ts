@@ -1,4 +1,6 @@
-/** One line for a condition message or a log, whatever was thrown. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+// Framework-free error helpers shared by lib/ and the capabilities.
+
+/** The text of anything thrown: an Error's message, else the value as a string. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

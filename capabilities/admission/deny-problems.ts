@@ -1,5 +1,6 @@
 import { PeprValidateRequest, type kind } from "pepr";
 import { isDeepStrictEqual } from "node:util";
+import { errorMessage } from "../../lib/errors";
 
 /** What Pepr admits: its requests are typed over the client's object type. */
 type KubernetesObject = kind.GenericKind;
@@ -8,10 +9,6 @@ type ValidateResponse = ReturnType<PeprValidateRequest<KubernetesObject>["Approv
 
 interface WithSpec extends KubernetesObject {
   spec?: unknown;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

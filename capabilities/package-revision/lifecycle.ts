@@ -15,18 +15,12 @@ import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { gitKey } from "../shared/git-key";
 import { applyCoreStatus, condition } from "./status";
 
-async function currentInfo(
-  ctx: OperatorContext,
+/** The revision git holds for this object, ranked as the store ranks it everywhere. */
+function currentInfo(
   store: ContentStore,
   pr: PackageRevision,
 ): Promise<PackageRevisionInfo | undefined> {
-  const key = gitKey(pr);
-  const revisions = await store.listPackageRevisions({ packageName: key.packageName });
-  // Drafts and proposals win over tags of the same workspace, tags over the branch placeholder.
-  const rank = (r: PackageRevisionInfo) => (r.revision === 0 ? 0 : r.revision > 0 ? 1 : 2);
-  return revisions
-    .filter(r => r.workspaceName === key.workspaceName)
-    .sort((a, b) => rank(a) - rank(b))[0];
+  return store.findRevision(gitKey(pr));
 }
 
 function publishedFields(store: ContentStore, info: PackageRevisionInfo) {
@@ -52,7 +46,7 @@ export async function reconcileLifecycle(
   store: ContentStore,
 ): Promise<void> {
   const wanted = (pr.spec?.lifecycle ?? "Draft") as Lifecycle;
-  let info = await currentInfo(ctx, store, pr);
+  let info = await currentInfo(store, pr);
   if (!info) {
     if (pr.spec?.source) return; // its source has not produced content yet (or failed: status says)
     return void (await fail(

@@ -1,28 +1,20 @@
-// Reads the `pipeline` of a Kptfile and validates it the way kpt does before rendering
-// (pkg/api/kptfile/v1 validation: image xor exec, configMap xor configPath, configPath
-// relative and inside the package).
-import { parseDocument } from "yaml";
+// The render's view of the one Kptfile parse (lib/kpt/kptfile.ts): its `pipeline`, validated the
+// way kpt does before rendering (pkg/api/kptfile/v1 validation: image xor exec, configMap xor
+// configPath, configPath relative and inside the package).
+import { type Document, isAlias, isMap, isScalar, isSeq } from "yaml";
+import { KptfileError, parseKptfile } from "../kpt/kptfile";
+import { getField } from "../krm/nodes";
 import type { FunctionSelector, Pipeline, PipelineFunction } from "./types";
+import { scalarText } from "./yaml-nodes";
 
-export class KptfileError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "KptfileError";
-  }
-}
+export { KptfileError } from "../kpt/kptfile";
 
 type Stage = "mutators" | "validators";
 
 /** Parses a Kptfile's pipeline; throws KptfileError naming the file and field on bad input. */
 export function parsePipeline(kptfileText: string, kptfilePath: string): Pipeline {
-  // failsafe schema: every scalar is read as written ("1.10" stays "1.10"), as Go's
-  // map[string]string decoding does for configMap values.
-  const doc = parseDocument(kptfileText, { schema: "failsafe" });
-  if (doc.errors.length > 0) {
-    throw new KptfileError(`${kptfilePath}: invalid YAML: ${doc.errors[0].message}`);
-  }
-  const root: unknown = doc.toJS();
-  const pipeline = isRecord(root) ? root.pipeline : undefined;
+  const kptfile = parseKptfile(kptfileText, kptfilePath);
+  const pipeline = asWritten(getField(kptfile.root, "pipeline"), kptfile.doc);
   if (isAbsent(pipeline)) return { mutators: [], validators: [] };
   if (!isRecord(pipeline)) throw invalid(kptfilePath, "pipeline", "must be a mapping");
   return {
@@ -121,13 +113,31 @@ function optionalStringMap(
   return out;
 }
 
-/** Under the failsafe schema an empty value (`configMap:`) reads as "". */
+/**
+ * Plain data with every scalar read as written, as YAML's failsafe schema reads it ("1.10"
+ * stays "1.10", as Go's map[string]string decoding does for configMap values).
+ */
+function asWritten(node: unknown, doc: Document): unknown {
+  if (isAlias(node)) return asWritten(node.resolve(doc), doc);
+  if (isScalar(node)) return scalarText(node);
+  if (isSeq(node)) return node.items.map(item => asWritten(item, doc));
+  if (isMap(node)) {
+    const out: Record<string, unknown> = {};
+    for (const pair of node.items)
+      out[String(asWritten(pair.key, doc))] = asWritten(pair.value, doc);
+    return out;
+  }
+  return undefined;
+}
+
+/** Read as written, an empty value (`configMap:`) is "". */
 function isAbsent(value: unknown): boolean {
   return value === undefined || value === null || value === "";
 }
 
 function invalid(file: string, field: string, reason: string): KptfileError {
   return new KptfileError(
+    file,
     `Kptfile ${JSON.stringify(file)} is invalid: field \`${field}\`: ${reason}`,
   );
 }

@@ -2,10 +2,9 @@
 // KRM resources each one owns. Every resource remembers the exact text it was read from,
 // so unchanged documents can be written back byte for byte.
 import type { Document } from "yaml";
-import { baseName, isKrmPath, parseKrmFile } from "../krm/documents";
+import { isKptfilePath, KPTFILE } from "../kpt/kptfile-name";
+import { isKrmPath, parseKrmFile } from "../krm/documents";
 import type { PackageFiles } from "./types";
-
-export const KPTFILE = "Kptfile";
 
 export interface PackageNode {
   /** Directory relative to the root package; "" for the root. */
@@ -90,7 +89,7 @@ export function joinPath(dir: string, path: string): string {
 
 /** Files kpt reads as resources: *.yaml / *.yml outside hidden directories, not Kptfiles. */
 function isResourceFile(path: string): boolean {
-  if (baseName(path) === KPTFILE || !isKrmPath(path)) return false;
+  if (isKptfilePath(path) || !isKrmPath(path)) return false;
   return !path.split("/").some(segment => segment.startsWith("."));
 }
 
@@ -124,7 +123,7 @@ function loadKrmFile(
 
 function buildTree(files: PackageFiles): PackageNode {
   const dirs = Object.keys(files)
-    .filter(path => baseName(path) === KPTFILE)
+    .filter(isKptfilePath)
     .map(path => path.slice(0, Math.max(0, path.length - KPTFILE.length - 1)))
     .filter(dir => !dir.split("/").some(segment => segment.startsWith(".")))
     .sort();

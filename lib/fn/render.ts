@@ -1,6 +1,7 @@
 // `kpt fn render` over an in-memory package: subpackages are hydrated first (depth-first,
 // alphabetical), each package's pipeline sees its own resources plus its subpackages'
 // rendered ones, mutators run before validators, and the first failure stops everything.
+import { errorMessage } from "../errors";
 import { KptfileError, parsePipeline } from "./kptfile";
 import {
   loadPackage,
@@ -134,6 +135,5 @@ function toFailure(error: unknown): RenderFailure {
       function: error.fn,
     };
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return { message, reason: "RenderFailed", package: "" };
+  return { message: errorMessage(error), reason: "RenderFailed", package: "" };
 }

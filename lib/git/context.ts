@@ -23,6 +23,7 @@ import {
 } from "./layout";
 import { withLock } from "./mutex";
 import { assertUrlAllowed, type GitNetwork } from "./network";
+import { selectRevision } from "./revision-rank";
 import { buildTree } from "./tree";
 import type {
   GitCredentials,
@@ -203,19 +204,21 @@ export class RepoContext {
     return this.discovery.list(this.currentRefs(), scope);
   }
 
-  /** The revision for package + workspace; drafts and proposals win over tags, tags over the placeholder. */
+  /** The revision for package + workspace as selectRevision ranks them, or undefined. */
+  async findRevision(key: PackageRevisionKey): Promise<PackageRevisionInfo | undefined> {
+    return selectRevision(await this.listPackage(key.packageName), key);
+  }
+
+  /** findRevision, or NotFound. */
   async find(key: PackageRevisionKey): Promise<PackageRevisionInfo> {
-    const rank = (r: PackageRevisionInfo) => (r.revision === 0 ? 0 : r.revision > 0 ? 1 : 2);
-    const hits = (await this.listPackage(key.packageName))
-      .filter(r => r.workspaceName === key.workspaceName)
-      .sort((a, b) => rank(a) - rank(b) || b.revision - a.revision);
-    if (hits.length === 0) {
+    const found = await this.findRevision(key);
+    if (found === undefined) {
       throw new GitStoreError(
         "NotFound",
         `package revision ${key.packageName}/${key.workspaceName} not found in repository ${displayUrl(this.config.url)}`,
       );
     }
-    return hits[0];
+    return found;
   }
 
   /** Oid the remote ref currently points at (the tag object for annotated tags). */

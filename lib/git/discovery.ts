@@ -1,7 +1,8 @@
 // Reads package revisions out of the remote's refs, as the reference implementation lays them out
 // (layout.ts). Everything keyed by an object id is immutable, so it is memoised across listings.
 import type { CommitInfo, GitClient, RefMap } from "./client";
-import { KPTFILE, readKptfile, type KptfileRead } from "./kptfile";
+import { isKptfilePath, KPTFILE } from "../kpt/kptfile-name";
+import { readKptfile, type KptfileRead } from "../kpt/kptfile-read";
 import {
   HEADS,
   annotatedWorkspace,
@@ -11,7 +12,7 @@ import {
   parseRef,
   revisionFromTag,
 } from "./layout";
-import type { Lifecycle, PackageRevisionInfo } from "./types";
+import { LIFECYCLES, type Lifecycle, type PackageRevisionInfo } from "./types";
 
 /** Commits scanned on the branch to find who published the placeholder's content. */
 const HISTORY_LIMIT = 1000;
@@ -146,7 +147,7 @@ export class Discovery {
     const trees = new Map(listing.filter(e => e.type === "tree").map(e => [e.path, e.oid]));
     trees.set("", dirTree);
     const kptfiles = listing
-      .filter(e => e.type === "blob" && (e.path === KPTFILE || e.path.endsWith(`/${KPTFILE}`)))
+      .filter(e => e.type === "blob" && isKptfilePath(e.path))
       .map(e => ({ dir: e.path.slice(0, -KPTFILE.length).replace(/\/$/, ""), blob: e.oid }))
       .sort((a, b) => a.dir.length - b.dir.length);
     const taken: string[] = [];
@@ -228,17 +229,10 @@ function isoTime(seconds: number): string {
   return new Date(seconds * 1000).toISOString();
 }
 
-const LIFECYCLE_ORDER: Record<Lifecycle, number> = {
-  Draft: 0,
-  Proposed: 1,
-  Published: 2,
-  DeletionProposed: 3,
-};
-
 function compareRevisions(a: PackageRevisionInfo, b: PackageRevisionInfo): number {
   if (a.packageName !== b.packageName) return a.packageName < b.packageName ? -1 : 1;
   if (a.revision !== b.revision) return a.revision - b.revision;
   if (a.lifecycle !== b.lifecycle)
-    return LIFECYCLE_ORDER[a.lifecycle] - LIFECYCLE_ORDER[b.lifecycle];
+    return LIFECYCLES.indexOf(a.lifecycle) - LIFECYCLES.indexOf(b.lifecycle);
   return a.workspaceName < b.workspaceName ? -1 : a.workspaceName > b.workspaceName ? 1 : 0;
 }

@@ -3,7 +3,7 @@
 // the draft's edits are replayed on the new branch tip, so no commit is lost.
 import type { RepoContext } from "./context";
 import { GitStoreError } from "./errors";
-import { KPTFILE } from "./kptfile";
+import { KPTFILE } from "../kpt/kptfile-name";
 import {
   annotateMessage,
   draftBranch,
@@ -13,7 +13,12 @@ import {
   validateWorkspaceName,
 } from "./layout";
 import { buildTree, replaceSubtree, subtreeAt } from "./tree";
-import type { PackageDraft, PackageRevisionInfo, PackageRevisionKey } from "./types";
+import {
+  isPublished,
+  type PackageDraft,
+  type PackageRevisionInfo,
+  type PackageRevisionKey,
+} from "./types";
 import { withLock } from "./mutex";
 
 interface Edit {
@@ -61,7 +66,7 @@ export async function createDraftFromExisting(
 ): Promise<PackageDraft> {
   return ctx.read(async () => {
     const rev = await ctx.find(key);
-    if (rev.lifecycle !== "Draft" && rev.lifecycle !== "Proposed") {
+    if (isPublished(rev.lifecycle)) {
       throw new GitStoreError(
         "InvalidTransition",
         `package revision ${key.packageName}/${key.workspaceName} is ${rev.lifecycle}; only Draft or Proposed package revisions can be modified`,

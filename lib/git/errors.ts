@@ -57,7 +57,3 @@ export function scrubSecrets(text: string, secrets: readonly string[] = []): str
 export function displayUrl(url: string): string {
   return scrubSecrets(url);
 }
-
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

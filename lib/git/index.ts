@@ -22,4 +22,4 @@ export {
   validatePackageName,
   validateWorkspaceName,
 } from "./layout";
-export { readKptfile } from "./kptfile";
+export { readKptfile } from "../kpt/kptfile-read";

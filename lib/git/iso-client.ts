@@ -17,7 +17,8 @@ import {
   type RefUpdate,
   type TreeEntry,
 } from "./client";
-import { GitStoreError, PushRejectedError, displayUrl, errorMessage, scrubSecrets } from "./errors";
+import { errorMessage } from "../errors";
+import { GitStoreError, PushRejectedError, displayUrl, scrubSecrets } from "./errors";
 import { httpStatus, httpWithHeadHint } from "./iso-http";
 import { guardedHttpClient, timeoutError } from "./iso-transport";
 import { gitNetworkFromEnv, type GitNetwork } from "./network";

@@ -2,10 +2,11 @@
 // rejected push the remote is refetched and the whole step recomputed (revision number included).
 // Ref update lists are ordered so that isomorphic-git's one-ref-at-a-time push, if interrupted,
 // leaves a state the next attempt completes (the CLI applies each list atomically).
+import { transitionProblem } from "../packages/lifecycle";
 import type { RefUpdate } from "./client";
 import type { RepoContext } from "./context";
 import { GitStoreError } from "./errors";
-import { KPTFILE } from "./kptfile";
+import { KPTFILE } from "../kpt/kptfile-name";
 import {
   TAGS,
   annotateMessage,
@@ -42,32 +43,32 @@ export async function updateLifecycle(
   });
 }
 
+/** The ref updates of a move; which moves are allowed is the shared table's (transitionProblem). */
 async function transition(
   ctx: RepoContext,
   rev: PackageRevisionInfo,
   desired: Lifecycle,
 ): Promise<RefUpdate[]> {
-  const from = rev.lifecycle;
-  if (from === "Draft" && desired === "Proposed")
-    return move(rev, proposedBranch(rev.path, rev.workspaceName));
-  if (from === "Proposed" && desired === "Draft")
-    return move(rev, draftBranch(rev.path, rev.workspaceName));
-  if (from === "Proposed" && desired === "Published") return publish(ctx, rev);
-  const proposal = deletionProposedBranch(rev.path, rev.revision, rev.workspaceName);
-  if (from === "Published" && desired === "DeletionProposed")
-    return [{ ref: proposal, oid: rev.commit, expect: null }];
-  if (from === "DeletionProposed" && desired === "Published")
-    return [{ ref: proposal, oid: null, expect: ctx.refOid(proposal) }];
-  if (isPublished(from))
+  const problem = transitionProblem(rev.lifecycle, desired);
+  if (problem !== undefined)
     throw new GitStoreError(
       "InvalidTransition",
-      `invalid new lifecycle value: ${JSON.stringify(desired)}`,
+      `cannot change lifecycle of ${rev.packageName}/${rev.workspaceName} from ${rev.lifecycle} to ${desired}: ${problem}`,
     );
-  throw new GitStoreError(
-    "InvalidTransition",
-    `cannot change lifecycle of ${rev.packageName}/${rev.workspaceName} from ${from} to ${desired}` +
-      (desired === "Published" ? "; it must be Proposed first" : ""),
-  );
+  const proposal = deletionProposedBranch(rev.path, rev.revision, rev.workspaceName);
+  switch (desired) {
+    case "Draft":
+      return move(rev, draftBranch(rev.path, rev.workspaceName));
+    case "Proposed":
+      return move(rev, proposedBranch(rev.path, rev.workspaceName));
+    case "DeletionProposed":
+      return [{ ref: proposal, oid: rev.commit, expect: null }];
+    case "Published":
+      // From Proposed a new tag; from DeletionProposed the deletion proposal is withdrawn.
+      return rev.lifecycle === "Proposed"
+        ? publish(ctx, rev)
+        : [{ ref: proposal, oid: null, expect: ctx.refOid(proposal) }];
+  }
 }
 
 /** Draft ⇄ Proposed: create the new branch on the same commit, then drop the old one. */

@@ -3,7 +3,8 @@
 import { RepoContext, normalizeConfig } from "./context";
 import { createDraftFromExisting, createNewDraft } from "./draft";
 import { GitStoreError } from "./errors";
-import { readKptfile, KPTFILE } from "./kptfile";
+import { KPTFILE } from "../kpt/kptfile-name";
+import { readKptfile } from "../kpt/kptfile-read";
 import { deletePackage, updateLifecycle } from "./lifecycle";
 import { gitNetworkFromEnv } from "./network";
 import { readFiles, subtreeAt } from "./tree";
@@ -54,6 +55,10 @@ export class GitContentStore implements ContentStore {
 
   listPackageRevisions(filter?: { packageName?: string }): Promise<PackageRevisionInfo[]> {
     return this.ctx.read(() => this.ctx.listPackage(filter?.packageName));
+  }
+
+  findRevision(key: PackageRevisionKey): Promise<PackageRevisionInfo | undefined> {
+    return this.ctx.read(() => this.ctx.findRevision(key));
   }
 
   getPackageContent(key: PackageRevisionKey): Promise<PackageContent> {

@@ -3,6 +3,9 @@
 // PackageRevision capabilities see of it.
 
 import type { GitNetwork } from "./network";
+import type { UpstreamLock } from "../kpt/types";
+
+export type { UpstreamLock } from "../kpt/types";
 
 export type Lifecycle = "Draft" | "Proposed" | "Published" | "DeletionProposed";
 
@@ -13,8 +16,14 @@ export const LIFECYCLES: readonly Lifecycle[] = [
   "DeletionProposed",
 ];
 
-/** Published and DeletionProposed revisions carry a revision number and a tag. */
-export function isPublished(lifecycle: Lifecycle): boolean {
+/**
+ * Porch's LifecycleIsPublished: Published and DeletionProposed revisions carry a revision number
+ * and a tag, and their content no longer changes. Takes any spelling of a lifecycle (git's,
+ * a PackageRevision's spec) so that there is one definition.
+ */
+export function isPublished(
+  lifecycle: string | undefined,
+): lifecycle is "Published" | "DeletionProposed" {
   return lifecycle === "Published" || lifecycle === "DeletionProposed";
 }
 
@@ -85,11 +94,6 @@ export interface PackageRevisionInfo extends PackageRevisionKey {
   kptfileError?: string;
 }
 
-export interface UpstreamLock {
-  type: string;
-  git?: { repo: string; directory: string; ref: string; commit: string };
-}
-
 export interface PackageContent {
   info: PackageRevisionInfo;
   /** All files of the package directory (nested packages included), path relative to the package. */
@@ -118,6 +122,11 @@ export interface ContentStore {
   /** Fetches and checks the branch (creating it when createBranch); returns the branch head commit. */
   open(): Promise<string>;
   listPackageRevisions(filter?: { packageName?: string }): Promise<PackageRevisionInfo[]>;
+  /**
+   * The revision a package + workspace names, or undefined: a draft or proposal over a tag, a
+   * tag over the branch placeholder, the highest tag among tags (the one ranking every caller uses).
+   */
+  findRevision(key: PackageRevisionKey): Promise<PackageRevisionInfo | undefined>;
   getPackageContent(key: PackageRevisionKey): Promise<PackageContent>;
   createNewDraft(key: PackageRevisionKey, lifecycle?: "Draft" | "Proposed"): Promise<PackageDraft>;
   createDraftFromExisting(key: PackageRevisionKey): Promise<PackageDraft>;

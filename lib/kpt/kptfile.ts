@@ -1,11 +1,15 @@
-// The Kptfile (kpt.dev/v1) as an editable Document: name, upstream/upstreamLock, status.
+// The one Kptfile (kpt.dev/v1) parser, and the Kptfile as an editable Document: name,
+// upstream/upstreamLock, status. Every reader (kpt merge, the git store, render, the
+// PackageRevision's gates) parses with parseKptfile and reads its own fields from the result.
 // Edits keep comments; new top-level sections go where kpt's struct order puts them.
 import { Document, isMap, isScalar, YAMLMap } from "yaml";
+import { errorMessage } from "../errors";
 import { parseYamlFile, stringifyYamlFile, type YamlFile } from "../krm/documents";
 import { deleteField, ensureMap, getField, setField, toNode } from "../krm/nodes";
+import { KPTFILE } from "./kptfile-name";
 import type { GitLock, UpdateStrategy } from "./types";
 
-export const KPTFILE = "Kptfile";
+export { KPTFILE, isKptfilePath } from "./kptfile-name";
 export const KPTFILE_API_VERSION = "kpt.dev/v1";
 
 /** Top-level field order of kpt's KptFile struct. */
@@ -28,16 +32,47 @@ export interface Kptfile {
   root: YAMLMap;
 }
 
-export function parseKptfile(text: string, path = KPTFILE): Kptfile {
+/** Why a Kptfile cannot be read; the message starts with its path in the package. */
+export class KptfileError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "KptfileError";
+  }
+}
+
+export interface ParseKptfileOptions {
+  /** Refuse an object whose `kind` is not Kptfile (the store tells a package by it). */
+  requireKind?: boolean;
+}
+
+/**
+ * Parses a Kptfile: one YAML document (empty ones around it are dropped) holding a mapping.
+ * Throws KptfileError. Callers that must not throw catch it and keep its message.
+ */
+export function parseKptfile(
+  text: string,
+  path = KPTFILE,
+  options: ParseKptfileOptions = {},
+): Kptfile {
   let file: YamlFile;
   try {
     file = parseYamlFile(text);
   } catch (error) {
-    throw new Error(`invalid ${path}: ${(error as Error).message}`);
+    throw new KptfileError(path, `${path} does not parse: ${errorMessage(error)}`);
   }
+  if (file.docs.length > 1)
+    throw new KptfileError(path, `${path} holds ${file.docs.length} YAML documents, expected one`);
   const doc = file.docs[0];
-  if (file.docs.length !== 1 || !doc || !isMap(doc.contents)) {
-    throw new Error(`invalid ${path}: expected a single kpt.dev/v1 Kptfile object`);
+  if (!doc || !isMap(doc.contents)) throw new KptfileError(path, `${path} is not a YAML mapping`);
+  const kind: unknown = doc.contents.get("kind");
+  if (options.requireKind && kind !== "Kptfile") {
+    throw new KptfileError(
+      path,
+      `${path} has kind ${JSON.stringify(kind ?? null)}, expected "Kptfile"`,
+    );
   }
   return { file, doc, root: doc.contents };
 }

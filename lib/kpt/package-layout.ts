@@ -1,7 +1,7 @@
 // Splitting a package's files into the root package and its subpackages (directories with
 // their own Kptfile), as kpt processes each (sub)package on its own.
 import type { PackageFiles } from "./types";
-import { KPTFILE } from "./kptfile";
+import { isKptfilePath, KPTFILE } from "./kptfile-name";
 
 export function dirName(path: string): string {
   const slash = path.lastIndexOf("/");
@@ -21,7 +21,7 @@ export function packageDirs(...packages: readonly PackageFiles[]): string[] {
   const dirs = new Set<string>([""]);
   for (const files of packages) {
     for (const path of Object.keys(files)) {
-      if (path === KPTFILE || path.endsWith(`/${KPTFILE}`)) dirs.add(dirName(path));
+      if (isKptfilePath(path)) dirs.add(dirName(path));
     }
   }
   return [...dirs].sort((a, b) => depth(a) - depth(b) || a.localeCompare(b));

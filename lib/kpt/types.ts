@@ -20,6 +20,12 @@ export interface GitLock {
   commit: string;
 }
 
+/** A Kptfile's `upstreamLock`: where the package was last taken from. */
+export interface UpstreamLock {
+  type: string;
+  git?: GitLock;
+}
+
 export interface ResourceRef {
   apiVersion: string;
   kind: string;

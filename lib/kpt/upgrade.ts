@@ -4,7 +4,7 @@
 // resolves silently are returned. Pure: on error nothing is produced.
 import { addMergeMarkersToPackage } from "./annotate";
 import { KPTFILE, removeStatus, setUpstream, stringifyKptfile } from "./kptfile";
-import { readKptfile } from "./strategies/common";
+import { kptfileIn } from "./strategies/common";
 import { copyMerge } from "./strategies/copy-merge";
 import { fastForward } from "./strategies/fast-forward";
 import { forceDeleteReplace } from "./strategies/force-delete-replace";
@@ -46,7 +46,7 @@ export function upgradePackage(
     );
   }
   const result = STRATEGIES[strategy](input);
-  const kptfile = readKptfile(result.files, KPTFILE);
+  const kptfile = kptfileIn(result.files, KPTFILE);
   if (!kptfile)
     throw new UpgradeError("upgraded package has no Kptfile", "InvalidPackage", [KPTFILE]);
   setUpstream(kptfile, newUpstreamLock, strategy);

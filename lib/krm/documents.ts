@@ -2,6 +2,7 @@
 // fields every KRM object has. Shared by lib/kpt (merge/clone) and anything else that
 // must edit package files without losing comments or field order.
 import { Document, isMap, isScalar, isSeq, parseAllDocuments } from "yaml";
+import { isKptfilePath } from "../kpt/kptfile-name";
 
 /** The documents of one YAML file and the sequence style it was written in. */
 export interface YamlFile {
@@ -25,16 +26,13 @@ export class YamlParseError extends Error {
   }
 }
 
-const KPTFILE = "Kptfile";
-
 export function baseName(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
 }
 
 /** Files kpt reads as KRM: the Kptfile and *.yaml / *.yml. */
 export function isKrmPath(path: string): boolean {
-  const base = baseName(path);
-  return base === KPTFILE || base.endsWith(".yaml") || base.endsWith(".yml");
+  return isKptfilePath(path) || path.endsWith(".yaml") || path.endsWith(".yml");
 }
 
 /** Parses every document; throws YamlParseError on any syntax error. Empty documents are dropped. */

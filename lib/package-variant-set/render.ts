@@ -54,6 +54,17 @@ function evaluator(
 
 type Evaluate = ReturnType<typeof evaluator>;
 
+/** Seed 000: a field's expression, when given, wins over its static value; else `fallback`. */
+function exprOr(
+  evaluate: Evaluate,
+  expr: string | undefined,
+  value: string | undefined,
+  fallback: string,
+  field: string,
+): string {
+  return expr !== undefined ? evaluate(expr, field) : (value ?? fallback);
+}
+
 /** Static entries first, then each MapExpr overlaid; an empty result is omitted (seed 000). */
 function overlay(
   statics: Record<string, string> | undefined,
@@ -63,13 +74,8 @@ function overlay(
 ): Record<string, string> | undefined {
   const result: Record<string, string> = { ...(statics ?? {}) };
   (exprs ?? []).forEach((e, i) => {
-    const key =
-      e.keyExpr !== undefined ? evaluate(e.keyExpr, `${field}[${i}].keyExpr`) : (e.key ?? "");
-    const value =
-      e.valueExpr !== undefined
-        ? evaluate(e.valueExpr, `${field}[${i}].valueExpr`)
-        : (e.value ?? "");
-    result[key] = value;
+    const key = exprOr(evaluate, e.keyExpr, e.key, "", `${field}[${i}].keyExpr`);
+    result[key] = exprOr(evaluate, e.valueExpr, e.value, "", `${field}[${i}].valueExpr`);
   });
   return Object.keys(result).length > 0 ? result : undefined;
 }
@@ -119,10 +125,8 @@ export function renderPackageVariantSpec(
     path,
     budget,
   );
-  const repo =
-    t.downstream?.repoExpr !== undefined
-      ? beforeRepo(t.downstream.repoExpr, "downstream.repoExpr")
-      : (t.downstream?.repo ?? ctx.repoDefault);
+  const d = t.downstream;
+  const repo = exprOr(beforeRepo, d?.repoExpr, d?.repo, ctx.repoDefault, "downstream.repoExpr");
 
   // A PackageVariant into a missing repository could never produce its draft: stop the target.
   const repository = inputs.repositories.get(repo);
@@ -140,10 +144,13 @@ export function renderPackageVariantSpec(
     budget,
   );
 
-  const pkg =
-    t.downstream?.packageExpr !== undefined
-      ? evaluate(t.downstream.packageExpr, "downstream.packageExpr")
-      : (t.downstream?.package ?? ctx.packageDefault);
+  const pkg = exprOr(
+    evaluate,
+    d?.packageExpr,
+    d?.package,
+    ctx.packageDefault,
+    "downstream.packageExpr",
+  );
   const spec: PackageVariantSpec = {
     upstream: { ...inputs.upstream },
     downstream: { repo, package: pkg },
@@ -185,10 +192,7 @@ export function renderPackageVariantSpec(
 
   if (t.injectors?.length) {
     spec.injectors = t.injectors.map((inj, i) => {
-      const name =
-        inj.nameExpr !== undefined
-          ? evaluate(inj.nameExpr, `injectors[${i}].nameExpr`)
-          : (inj.name ?? "");
+      const name = exprOr(evaluate, inj.nameExpr, inj.name, "", `injectors[${i}].nameExpr`);
       return {
         ...(inj.group !== undefined && { group: inj.group }),
         ...(inj.version !== undefined && { version: inj.version }),

@@ -1,6 +1,7 @@
 // Which PackageRevisions are this PackageVariant's downstream (seed 003 "Adoption Flow" and the
 // reference's downstream discovery), with the adoption and stale-cleanup changes on the way.
 import type { PackageRevision, PackageVariant } from "../../crd-types";
+import { isPublished } from "../git/types";
 import { updateChange, type RevisionChange } from "./changes";
 import { retireRevision } from "./deletion";
 import {
@@ -9,7 +10,6 @@ import {
   ownerReferencesOf,
   packageVariantOwnerReference,
 } from "./ownership";
-import { isPublishedLifecycle } from "./up-to-date";
 
 export interface Discovery {
   /** Adoptions and stale delete-or-orphans, one per object. */
@@ -39,7 +39,7 @@ function adoption(pr: PackageRevision, pv: PackageVariant): RevisionChange {
 
 /** spec.lifecycle says Published, git has not numbered it yet (status.revision 0 or unset). */
 export function publishing(pr: PackageRevision): boolean {
-  return isPublishedLifecycle(pr) && (pr.status?.revision ?? 0) === 0;
+  return isPublished(pr.spec?.lifecycle) && (pr.status?.revision ?? 0) === 0;
 }
 
 function latestPublished(revisions: PackageRevision[]): PackageRevision | undefined {
@@ -86,7 +86,7 @@ export function discoverDownstreams(
     }
     // Asked to be published but not yet numbered: still a proposal in git, so not (yet) the
     // published downstream an upgrade or edit would start from.
-    if (isPublishedLifecycle(pr) && !publishing(pr)) published.push(pr);
+    if (isPublished(pr.spec?.lifecycle) && !publishing(pr)) published.push(pr);
     else result.downstreams.push(pr);
   }
   if (result.downstreams.length === 0) {

@@ -26,13 +26,7 @@ export type { KptfileCondition } from "./kptfile-conditions";
 export { applyMutations, comparePackages, objectsToFetch } from "./mutations";
 export type { MutationResult } from "./mutations";
 export { newWorkspaceName, packageRevisionObjectName, WORKSPACE_PREFIX } from "./workspace";
-export {
-  findOldUpstream,
-  isPublishedLifecycle,
-  isUpToDate,
-  lockedUpstream,
-  publishedRevision,
-} from "./up-to-date";
+export { findOldUpstream, isUpToDate, lockedUpstream, publishedRevision } from "./up-to-date";
 export type { LockedUpstream, OldUpstream } from "./up-to-date";
 export {
   isOwnedBy,

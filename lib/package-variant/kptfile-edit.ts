@@ -1,5 +1,11 @@
 import { plain, sameValue } from "../krm/nodes";
-import { KPTFILE, parseKptfile, stringifyKptfile, type Kptfile } from "../kpt/kptfile";
+import {
+  KPTFILE,
+  KptfileError,
+  parseKptfile,
+  stringifyKptfile,
+  type Kptfile,
+} from "../kpt/kptfile";
 import type { PackageFiles } from "../kpt/types";
 import { MutationError } from "./errors";
 
@@ -16,7 +22,8 @@ export function editKptfile(files: PackageFiles, edit: (kptfile: Kptfile) => voi
   try {
     kptfile = parseKptfile(text);
   } catch (error) {
-    throw new MutationError((error as Error).message);
+    if (error instanceof KptfileError) throw new MutationError(error.message);
+    throw error;
   }
   const before = plain(kptfile.root);
   edit(kptfile);

@@ -1,11 +1,12 @@
 // Seed 003's reconciliation state machine as one pure decision: given the PackageVariant, the
 // selected upstream and the namespace's PackageRevisions, what to create, change or check.
 import type { PackageRevision, PackageVariant } from "../../crd-types";
+import { isPublished } from "../git/types";
 import { upstreamNotFoundMessage } from "../packages/upstream";
 import { buildCloneDraft, buildEditDraft, buildUpgradeDraft } from "./builders";
 import { combineChanges, updateChange, type RevisionChange } from "./changes";
 import { discoverDownstreams, publishing } from "./downstreams";
-import { findOldUpstream, isPublishedLifecycle, isUpToDate } from "./up-to-date";
+import { findOldUpstream, isUpToDate } from "./up-to-date";
 import { newWorkspaceName } from "./workspace";
 
 export interface PlanInput {
@@ -80,7 +81,8 @@ function nameOf(pr: PackageRevision): string {
 function sourcePending(pr: PackageRevision): { message: string; failed?: true } | undefined {
   if (publishing(pr))
     return { message: `waiting for PackageRevision "${nameOf(pr)}" to be published` };
-  if (!pr.spec?.source || pr.status?.creationSource || isPublishedLifecycle(pr)) return undefined;
+  if (!pr.spec?.source || pr.status?.creationSource || isPublished(pr.spec?.lifecycle))
+    return undefined;
   const ready = pr.status?.conditions?.find(c => c.type === "Ready");
   const message = `waiting for PackageRevision "${nameOf(pr)}" to be created from its source`;
   if (ready?.status === "False" && ready.reason === "Failed")
@@ -100,7 +102,7 @@ function upstreamChangedStep(
     return { ...base, kind: "error", message: notPublishedMessage(nameOf(downstream)) };
   }
   const old = findOldUpstream(downstream, pv.spec?.upstream ?? {}, revisions);
-  const published = isPublishedLifecycle(downstream);
+  const published = isPublished(downstream.spec?.lifecycle);
   if ("error" in old) {
     const message = published
       ? old.error
@@ -123,7 +125,7 @@ function stepFor(
   if (pending) return { state: "SOURCE_PENDING", kind: "wait", downstream, target, ...pending };
   if (!isUpToDate(downstream, input.upstream))
     return upstreamChangedStep(input, downstream, workspace);
-  const editDraft = isPublishedLifecycle(downstream)
+  const editDraft = isPublished(downstream.spec?.lifecycle)
     ? buildEditDraft(input.pv, downstream, workspace())
     : undefined;
   return {

@@ -3,6 +3,7 @@
 // Detection"). Only the lock is read: no package content is needed.
 import type { PackageRevision } from "../../crd-types";
 import { revisionFromTag } from "../git/layout";
+import { isPublished } from "../git/types";
 import { upstreamNotFoundMessage } from "../packages/upstream";
 
 /** What the lock ref says; `path` is the package path in git ("" when the ref has none). */
@@ -11,13 +12,6 @@ export type LockedUpstream =
   | { kind: "draft"; ref: string; path: string; workspace: string }
   /** `<path>/v<N>`; revision is -1 when the last segment is not `v<N>` / `<N>`. */
   | { kind: "revision"; ref: string; path: string; revision: number };
-
-const PUBLISHED = new Set(["Published", "DeletionProposed"]);
-
-/** Published and DeletionProposed revisions carry a revision number (Porch's LifecycleIsPublished). */
-export function isPublishedLifecycle(pr: PackageRevision): boolean {
-  return PUBLISHED.has(pr.spec?.lifecycle ?? "");
-}
 
 function splitLast(ref: string): { path: string; leaf: string } {
   const slash = ref.lastIndexOf("/");
@@ -48,7 +42,7 @@ function pathNames(path: string, packageName: string | undefined): boolean {
 
 /** The revision number of a published upstream, else undefined. */
 export function publishedRevision(pr: PackageRevision): number | undefined {
-  return isPublishedLifecycle(pr) ? pr.status?.revision : undefined;
+  return isPublished(pr.spec?.lifecycle) ? pr.status?.revision : undefined;
 }
 
 /**
@@ -67,7 +61,9 @@ export function isUpToDate(downstream: PackageRevision, upstream: PackageRevisio
   if (lock.kind === "unknown") return true;
   if (!pathNames(lock.path, upstream.spec?.packageName)) return false;
   if (lock.kind === "draft") {
-    return !isPublishedLifecycle(upstream) && upstream.spec?.workspaceName === lock.workspace;
+    return (
+      !isPublished(upstream.spec?.lifecycle) && upstream.spec?.workspaceName === lock.workspace
+    );
   }
   const wanted = publishedRevision(upstream);
   return wanted !== undefined && lock.revision === wanted;

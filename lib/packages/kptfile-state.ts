@@ -1,7 +1,7 @@
 // What a package's Kptfile says about the PackageRevision: readiness gates and package metadata
 // (spec, written by the Kptfile field manager) and the package's conditions (status). Admission
 // and the lifecycle controller check the gates on the PackageRevision, so they must be there.
-import { parse } from "yaml";
+import { KptfileError, parseKptfile } from "../kpt/kptfile";
 
 export interface KptfileState {
   readinessGates: { conditionType: string }[];
@@ -24,13 +24,12 @@ function stringMap(v: unknown): Record<string, string> | undefined {
 
 /** Reads the Kptfile text; a missing or unparsable Kptfile has no gates, metadata or conditions. */
 export function kptfileState(kptfileText: string | undefined): KptfileState {
-  let root: unknown;
+  let kptfile: Loose = {};
   try {
-    root = parse(kptfileText ?? "");
-  } catch {
-    root = undefined;
+    kptfile = parseKptfile(kptfileText ?? "").doc.toJS() as Loose;
+  } catch (error) {
+    if (!(error instanceof KptfileError)) throw error;
   }
-  const kptfile = isObject(root) ? root : {};
   const info = isObject(kptfile.info) ? kptfile.info : {};
   const metadata = isObject(kptfile.metadata) ? kptfile.metadata : {};
   const status = isObject(kptfile.status) ? kptfile.status : {};

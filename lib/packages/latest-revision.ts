@@ -1,3 +1,5 @@
+import { isPublished } from "../git/types";
+
 export const LATEST_REVISION_LABEL = "porch.kpt.dev/latest-revision";
 
 export interface RevisionSummary {
@@ -16,8 +18,7 @@ export interface RevisionSummary {
 export function latestRevisionLabels(revisions: RevisionSummary[]): Map<string, "true" | "false"> {
   const best = new Map<string, RevisionSummary>();
   for (const r of revisions) {
-    const published = r.lifecycle === "Published" || r.lifecycle === "DeletionProposed";
-    if (!published || r.deleting || (r.revision ?? 0) < 1) continue;
+    if (!isPublished(r.lifecycle) || r.deleting || (r.revision ?? 0) < 1) continue;
     const key = `${r.repository}/${r.packageName}`;
     const current = best.get(key);
     if (!current || (r.revision ?? 0) > (current.revision ?? 0)) best.set(key, r);

@@ -1,28 +1,28 @@
-import type { Lifecycle } from "../git/types";
-
-const ORDER: Lifecycle[] = ["Draft", "Proposed", "Published", "DeletionProposed"];
+import { isPublished, LIFECYCLES, type Lifecycle } from "../git/types";
 
 /** True when `a` is further along Draft → Proposed → Published → DeletionProposed than `b`. */
 export function isFurtherAlong(a: Lifecycle, b: Lifecycle): boolean {
-  return ORDER.indexOf(a) > ORDER.indexOf(b);
+  return LIFECYCLES.indexOf(a) > LIFECYCLES.indexOf(b);
 }
 
 /**
- * Why a lifecycle move cannot be done, or undefined when it can: Draft ⇄ Proposed,
- * Proposed → Published, Published ⇄ DeletionProposed. Admission and the controller share it.
+ * The one table of lifecycle moves (staying put is always allowed): Draft ⇄ Proposed,
+ * Proposed → Published, Published ⇄ DeletionProposed. Admission, the PackageRevision controller
+ * and the git store all ask transitionProblem, which reads only this.
  */
+export const LIFECYCLE_TRANSITIONS: Readonly<Record<Lifecycle, readonly Lifecycle[]>> = {
+  Draft: ["Proposed"],
+  Proposed: ["Draft", "Published"],
+  Published: ["DeletionProposed"],
+  DeletionProposed: ["Published"],
+};
+
+/** Why a lifecycle move cannot be done, or undefined when LIFECYCLE_TRANSITIONS allows it. */
 export function transitionProblem(from: Lifecycle, to: Lifecycle): string | undefined {
-  if (from === to) return undefined;
-  const allowed: Record<Lifecycle, Lifecycle[]> = {
-    Draft: ["Proposed"],
-    Proposed: ["Draft", "Published"],
-    Published: ["DeletionProposed"],
-    DeletionProposed: ["Published"],
-  };
-  if (allowed[from].includes(to)) return undefined;
+  if (from === to || LIFECYCLE_TRANSITIONS[from].includes(to)) return undefined;
   if (from === "Draft" && to === "Published")
     return "a Draft must be Proposed before it can be Published";
-  if (from === "Published" || from === "DeletionProposed") {
+  if (isPublished(from)) {
     return `a ${from} revision cannot go back to ${to}: create a new draft from it (spec.source.copyFrom)`;
   }
   return `only a Published revision can be proposed for deletion; delete this ${from} revision instead`;
@@ -52,6 +52,6 @@ export function copySourceProblem(source: {
   spec?: { lifecycle?: string };
 }): string | undefined {
   const lifecycle = source.spec?.lifecycle ?? "Draft";
-  if (lifecycle === "Published" || lifecycle === "DeletionProposed") return undefined;
+  if (isPublished(lifecycle)) return undefined;
   return `copyFrom "${source.metadata?.name ?? ""}" is ${lifecycle}: only a Published revision can be copied (publish it first)`;
 }

@@ -10,7 +10,11 @@ export interface UpstreamSelector {
 }
 
 const isDeleting = (pr: PackageRevision) => Boolean(pr.metadata?.deletionTimestamp);
-const isPublished = (pr: PackageRevision) => pr.spec?.lifecycle === "Published";
+/**
+ * Only a Published revision is picked as an upstream: unlike isPublished (lib/git/types), a
+ * DeletionProposed one is on its way out and is not offered for new variants.
+ */
+const isPublishedNotDeletionProposed = (pr: PackageRevision) => pr.spec?.lifecycle === "Published";
 
 /**
  * Picks the upstream PackageRevision among the revisions of the upstream package: by workspace
@@ -31,11 +35,13 @@ export function selectUpstream(
     return candidates.find(pr => pr.spec?.workspaceName === selector.workspaceName);
   const wanted = parseRevision(selector.revision);
   if (wanted.kind === "number") {
-    return candidates.find(pr => isPublished(pr) && pr.status?.revision === wanted.revision);
+    return candidates.find(
+      pr => isPublishedNotDeletionProposed(pr) && pr.status?.revision === wanted.revision,
+    );
   }
   if (wanted.kind === "latest") {
     return candidates
-      .filter(isPublished)
+      .filter(isPublishedNotDeletionProposed)
       .reduce<
         PackageRevision | undefined
       >((best, pr) => ((pr.status?.revision ?? 0) > (best?.status?.revision ?? 0) ? pr : best), undefined);

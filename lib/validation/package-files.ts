@@ -1,7 +1,6 @@
 import { EXEC_DISABLED, execDenial, parsePipeline, type ExecPolicy } from "../fn";
+import { isKptfilePath } from "../kpt/kptfile-name";
 import { fileNamesProblem, printableName } from "../packages/file-names";
-
-const isKptfile = (path: string): boolean => path === "Kptfile" || path.endsWith("/Kptfile");
 
 /**
  * What a package's files may not hold, for admission and the controller alike: unsafe file
@@ -17,7 +16,7 @@ export function packageFilesProblems(
   const names = fileNamesProblem(Object.keys(files), field);
   if (names) problems.push(names);
   for (const [path, text] of Object.entries(files)) {
-    if (!isKptfile(path)) continue;
+    if (!isKptfilePath(path)) continue;
     let pipeline;
     try {
       pipeline = parsePipeline(text, path);

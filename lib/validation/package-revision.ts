@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { PackageRevision, PackageRevisionResources } from "../../crd-types";
 import { EXEC_DISABLED, type ExecPolicy } from "../fn";
-import type { Lifecycle } from "../git/types";
+import { isPublished, type Lifecycle } from "../git/types";
 import { transitionProblem, unmetReadinessGates } from "../packages/lifecycle";
 import { packageFilesProblems } from "./package-files";
 
@@ -30,11 +30,7 @@ export function validatePackageRevision(
   if (ctx.byOperator || pr.metadata?.deletionTimestamp) return [];
   const problems: string[] = [];
   const lifecycle = (pr.spec?.lifecycle ?? "Draft") as Lifecycle;
-  if (
-    ctx.operation === "CREATE" &&
-    pr.spec?.source &&
-    (lifecycle === "Published" || lifecycle === "DeletionProposed")
-  ) {
+  if (ctx.operation === "CREATE" && pr.spec?.source && isPublished(lifecycle)) {
     problems.push(
       `spec.lifecycle: a new package revision starts as Draft or Proposed, not ${lifecycle}`,
     );
@@ -69,7 +65,7 @@ export function validatePackageRevisionResources(
 ): string[] {
   if (ctx.byOperator) return [];
   if (old && isDeepStrictEqual(old.spec?.resources, prr.spec?.resources)) return [];
-  if (old && (ownerLifecycle === "Published" || ownerLifecycle === "DeletionProposed")) {
+  if (old && isPublished(ownerLifecycle)) {
     return [
       `spec.resources: the files of a ${ownerLifecycle} revision are read-only; create a new draft from it (spec.source.copyFrom) and edit that`,
     ];

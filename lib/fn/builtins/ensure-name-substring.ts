@@ -15,7 +15,12 @@ import {
   FN_CONFIG_API_VERSION,
   isEmptyConfig,
 } from "./config";
-import { parseFieldSpecs, selectsResource, visitFieldSpec, type FieldSpec } from "./field-spec";
+import {
+  additionalFieldSpecs,
+  selectsResource,
+  visitFieldSpec,
+  type FieldSpec,
+} from "./field-spec";
 import { DEPENDS_ON_ANNOTATION } from "./namespace-scope";
 import { fixNameReferences, type Rename } from "./name-references";
 
@@ -96,14 +101,7 @@ function readConfig(config: Document | undefined): Settings {
         `unknown editMode: ${String(object.editMode)}, only prepend and append are allowed`,
       );
     }
-    const legacy = parseFieldSpecs(object.fieldSpecs, "fieldSpecs");
-    extra = parseFieldSpecs(object.additionalNameFields, "additionalNameFields");
-    if (extra.length > 0 && legacy.length > 0) {
-      throw new Error(
-        "`fieldSpecs` has been deprecated, please rename it to `additionalNameFields`",
-      );
-    }
-    if (extra.length === 0) extra = legacy;
+    extra = additionalFieldSpecs(object, "additionalNameFields");
   } else {
     throw new Error(
       `function config must be either /v1, Kind=ConfigMap or ${FN_CONFIG_API_VERSION}, Kind=EnsureNameSubstring, ` +

@@ -94,6 +94,19 @@ function walk(
 }
 
 /** Parses `fieldSpecs`-style lists from a custom-resource config. */
+/**
+ * A builtin's `additional…Fields` (named by `field`), or the deprecated `fieldSpecs` it
+ * replaced; giving both is an error, as in the kpt functions.
+ */
+export function additionalFieldSpecs(config: Record<string, unknown>, field: string): FieldSpec[] {
+  const legacy = parseFieldSpecs(config.fieldSpecs, "fieldSpecs");
+  const extra = parseFieldSpecs(config[field], field);
+  if (extra.length > 0 && legacy.length > 0) {
+    throw new Error(`\`fieldSpecs\` has been deprecated, please rename it to \`${field}\``);
+  }
+  return extra.length > 0 ? extra : legacy;
+}
+
 export function parseFieldSpecs(value: unknown, field: string): FieldSpec[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new Error(`${field} must be a list of field specs`);

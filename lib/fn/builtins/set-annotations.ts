@@ -12,7 +12,7 @@ import {
   FN_CONFIG_API_VERSION,
   stringRecord,
 } from "./config";
-import { parseFieldSpecs, visitFieldSpec, type FieldSpec } from "./field-spec";
+import { additionalFieldSpecs, visitFieldSpec, type FieldSpec } from "./field-spec";
 
 const COMMON_ANNOTATION_FIELDS: FieldSpec[] = [
   { path: "metadata/annotations", create: true },
@@ -117,14 +117,7 @@ function readConfig(config: Parameters<BuiltinFunction>[0]["functionConfig"]): S
   ) {
     const object = configObject(config);
     annotations = stringRecord(object.annotations);
-    const legacy = parseFieldSpecs(object.fieldSpecs, "fieldSpecs");
-    extra = parseFieldSpecs(object.additionalAnnotationFields, "additionalAnnotationFields");
-    if (extra.length > 0 && legacy.length > 0) {
-      throw new Error(
-        "`fieldSpecs` has been deprecated, please rename it to `additionalAnnotationFields`",
-      );
-    }
-    if (extra.length === 0) extra = legacy;
+    extra = additionalFieldSpecs(object, "additionalAnnotationFields");
   } else {
     throw new Error("`functionConfig` must be a `ConfigMap` or `SetAnnotations`");
   }

@@ -1,12 +1,14 @@
-// Pieces shared by the update strategies: reading Kptfiles, the 3-way Kptfile merge of one
-// (sub)package, and detecting local changes.
+// Pieces shared by the update strategies: the Kptfile of a (sub)package, its 3-way merge, and
+// detecting local changes.
 import { cloneNode, getField } from "../../krm/nodes";
-import { fieldConflictSink } from "../conflicts";
+import { conflict, fieldConflictSink } from "../conflicts";
 import { sameFileContent } from "../equivalence";
 import { mergeKptfile } from "../kptfile-merge";
 import {
+  KPTFILE,
   KPTFILE_API_VERSION,
   type Kptfile,
+  KptfileError,
   kptfileName,
   parseKptfile,
   setSection,
@@ -15,13 +17,16 @@ import {
 import { filesOfPackage, kptfilePath, packageDirs } from "../package-layout";
 import { type MergeConflict, type PackageFiles, UpgradeError, type UpgradeInput } from "../types";
 
-export function readKptfile(files: PackageFiles, path: string): Kptfile | undefined {
+/** The Kptfile at `path` of a package, if any; one that does not parse is an InvalidPackage. */
+export function kptfileIn(files: PackageFiles, path: string): Kptfile | undefined {
   const text = files[path];
   if (text === undefined) return undefined;
   try {
     return parseKptfile(text, path);
   } catch (error) {
-    throw new UpgradeError((error as Error).message, "InvalidPackage", [path]);
+    if (error instanceof KptfileError)
+      throw new UpgradeError(error.message, "InvalidPackage", [path]);
+    throw error;
   }
 }
 
@@ -36,14 +41,14 @@ export function mergedKptfileText(
   conflicts: MergeConflict[],
 ): string {
   const path = kptfilePath(dir);
-  const local = readKptfile(input.local, path);
+  const local = kptfileIn(input.local, path);
   if (!local) throw new UpgradeError(`local package has no ${path}`, "InvalidPackage", [path]);
   const baseline = stringifyKptfile(local);
-  const updated = readKptfile(input.updated, path);
+  const updated = kptfileIn(input.updated, path);
   const resource = { apiVersion: KPTFILE_API_VERSION, kind: "Kptfile", name: kptfileName(local) };
   mergeKptfile(
     local,
-    readKptfile(input.original, path),
+    kptfileIn(input.original, path),
     updated,
     fieldConflictSink(conflicts, path, resource),
   );
@@ -55,6 +60,25 @@ export function mergedKptfileText(
   }
   const text = stringifyKptfile(local);
   return text === baseline ? input.local[path] : text;
+}
+
+/**
+ * LocalChangesDiscarded for each local file among `replaced` (the root Kptfile aside: it is
+ * merged) whose content is neither upstream's old nor its new one: a replacing strategy lost it.
+ */
+export function discardedLocalChanges(
+  input: UpgradeInput,
+  replaced: (path: string) => boolean = () => true,
+): MergeConflict[] {
+  return Object.keys(input.local)
+    .sort()
+    .filter(path => path !== KPTFILE && replaced(path))
+    .filter(
+      path =>
+        !sameFileContent(path, input.local[path], input.original[path]) &&
+        !sameFileContent(path, input.local[path], input.updated[path]),
+    )
+    .map(path => conflict("LocalChangesDiscarded", path, "upstream"));
 }
 
 /** Package-relative paths whose content differs between the two packages (ignoring kpt's bookkeeping). */

@@ -1,11 +1,9 @@
 // `copy-merge` (kpt main / Porch): every upstream file overwrites the local one, local-only
 // files are kept, files deleted upstream are removed; the root Kptfile is 3-way merged.
 // Local edits lost by overwriting or removal are reported.
-import { conflict } from "../conflicts";
-import { sameFileContent } from "../equivalence";
 import { KPTFILE } from "../kptfile";
 import type { MergeConflict, UpgradeInput, UpgradeResult } from "../types";
-import { mergedKptfileText } from "./common";
+import { discardedLocalChanges, mergedKptfileText } from "./common";
 
 export function copyMerge(input: UpgradeInput): UpgradeResult {
   const conflicts: MergeConflict[] = [];
@@ -17,15 +15,8 @@ export function copyMerge(input: UpgradeInput): UpgradeResult {
     if (path !== KPTFILE) files[path] = content;
   }
   files[KPTFILE] = mergedKptfileText("", input, conflicts);
-  for (const path of Object.keys(input.local).sort()) {
-    if (path === KPTFILE || !(path in input.original || path in input.updated)) continue;
-    const local = input.local[path];
-    if (
-      !sameFileContent(path, local, input.original[path]) &&
-      !sameFileContent(path, local, input.updated[path])
-    ) {
-      conflicts.push(conflict("LocalChangesDiscarded", path, "upstream"));
-    }
-  }
+  // Local-only files are kept, so only files upstream had or has can have lost local edits.
+  const upstreamFile = (path: string) => path in input.original || path in input.updated;
+  conflicts.push(...discardedLocalChanges(input, upstreamFile));
   return { files, conflicts };
 }

@@ -1,11 +1,9 @@
 // `force-delete-replace`: the local package content is replaced by the new upstream, local-only
 // files and subpackages included; only the root Kptfile is 3-way merged (kpt main; kpt
 // 1.0.0-beta.56 kept the local pipeline/info instead). Every lost local change is reported.
-import { conflict } from "../conflicts";
-import { sameFileContent } from "../equivalence";
 import { KPTFILE } from "../kptfile";
 import type { MergeConflict, UpgradeInput, UpgradeResult } from "../types";
-import { mergedKptfileText } from "./common";
+import { discardedLocalChanges, mergedKptfileText } from "./common";
 
 export function forceDeleteReplace(input: UpgradeInput): UpgradeResult {
   const conflicts: MergeConflict[] = [];
@@ -13,15 +11,6 @@ export function forceDeleteReplace(input: UpgradeInput): UpgradeResult {
     ...input.updated,
     [KPTFILE]: mergedKptfileText("", input, conflicts),
   };
-  for (const path of Object.keys(input.local).sort()) {
-    if (path === KPTFILE) continue;
-    const local = input.local[path];
-    if (
-      !sameFileContent(path, local, input.original[path]) &&
-      !sameFileContent(path, local, input.updated[path])
-    ) {
-      conflicts.push(conflict("LocalChangesDiscarded", path, "upstream"));
-    }
-  }
+  conflicts.push(...discardedLocalChanges(input));
   return { files, conflicts };
 }

@@ -227,4 +227,14 @@ items:
     const failing = await renderMutator("image: set-labels", { "a.yaml": cm("a") });
     expect(failing.error?.reason).toBe("RenderFailed");
   });
+
+  it.each([
+    ["a list", "- a\n", "Kptfile is not a YAML mapping"],
+    ["empty", "", "Kptfile is not a YAML mapping"],
+    ["unparsable", "a: [\n", expect.stringMatching(/^Kptfile does not parse: /)],
+  ])("refuses a root Kptfile that is %s, as the store and kpt do", async (_, text, message) => {
+    const out = await renderPackage({ Kptfile: text, "a.yaml": cm("a") });
+    expect(out.ok).toBe(false);
+    expect(out.error).toMatchObject({ reason: "InvalidKptfile", message });
+  });
 });

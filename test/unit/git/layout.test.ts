@@ -14,7 +14,7 @@ import {
   validateWorkspaceName,
 } from "../../../lib/git/layout";
 import { scrubSecrets } from "../../../lib/git/errors";
-import { readKptfile } from "../../../lib/git/kptfile";
+import { readKptfile } from "../../../lib/git";
 import { encodeCommit, encodeTree, objectId, parseTree } from "../../../lib/git/loose-objects";
 import { parseCommit } from "../../../lib/git/commit-format";
 
@@ -117,6 +117,8 @@ describe("Kptfile reading", () => {
     ],
     ["- a\n", { ok: false, error: "Kptfile is not a YAML mapping" }],
     ["kind: Other\n", { ok: false, error: 'Kptfile has kind "Other", expected "Kptfile"' }],
+    // An empty document after a separator is no second object (kpt's own reading agrees).
+    ["kind: Kptfile\n---\n", { ok: true, upstreamLock: undefined }],
   ])("reads %p", (text, expected) => {
     expect(readKptfile(text)).toEqual(expected);
   });

@@ -137,7 +137,7 @@ describe("applyPipeline", () => {
       { Kptfile: "apiVersion: kpt.dev/v1\nkind: Kptfile\npipeline:\n  mutators: a\n" },
       /pipeline.mutators must be a list/,
     ],
-    ["an unparsable Kptfile", { Kptfile: "a: [\n" }, /invalid Kptfile/],
+    ["an unparsable Kptfile", { Kptfile: "a: [\n" }, /^Kptfile does not parse: /],
   ])("fails with a MutationError for %s", (_, files, message) => {
     const apply = () => applyPipeline(files, "my-pv", pipeline);
     expect(apply).toThrow(MutationError);

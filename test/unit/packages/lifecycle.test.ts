@@ -1,10 +1,37 @@
-import type { Lifecycle } from "../../../lib/git/types";
+import { LIFECYCLES, type Lifecycle } from "../../../lib/git/types";
 import {
   copySourceProblem,
   isFurtherAlong,
+  LIFECYCLE_TRANSITIONS,
   transitionProblem,
   unmetReadinessGates,
 } from "../../../lib/packages/lifecycle";
+
+describe("the one lifecycle transition table", () => {
+  it("allows Draft ⇄ Proposed, Proposed → Published and Published ⇄ DeletionProposed, nothing else", () => {
+    const moves = LIFECYCLES.flatMap(from =>
+      LIFECYCLE_TRANSITIONS[from].map(to => `${from}→${to}`),
+    );
+    expect(moves.sort()).toEqual(
+      [
+        "Draft→Proposed",
+        "Proposed→Draft",
+        "Proposed→Published",
+        "Published→DeletionProposed",
+        "DeletionProposed→Published",
+      ].sort(),
+    );
+  });
+
+  it("is what transitionProblem answers for every pair of lifecycles", () => {
+    for (const from of LIFECYCLES) {
+      for (const to of LIFECYCLES) {
+        const allowed = from === to || LIFECYCLE_TRANSITIONS[from].includes(to);
+        expect([from, to, transitionProblem(from, to) === undefined]).toEqual([from, to, allowed]);
+      }
+    }
+  });
+});
 
 describe("lifecycle transitions", () => {
   it.each<[Lifecycle, Lifecycle, string | undefined]>([
