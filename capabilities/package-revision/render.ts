@@ -6,7 +6,7 @@ import {
 } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { renderPackage, RenderOutput } from "../../lib/fn";
-import { isGitStoreError, type ContentStore } from "../../lib/git";
+import { isGitStoreError, isPublished, type ContentStore } from "../../lib/git";
 import { isPermanentError, PermanentError } from "../../lib/controller/permanent-error";
 import { assertSafeFileNames } from "../../lib/packages/content-readiness";
 import { isConflict } from "../../lib/cluster/errors";
@@ -111,9 +111,8 @@ async function commitRendered(
 
 /** Whether git still holds the revision as a Draft or Proposed (not published yet). */
 async function unpublishedInGit(pr: PackageRevision, store: ContentStore): Promise<boolean> {
-  const key = gitKey(pr);
-  const revisions = await store.listPackageRevisions({ packageName: key.packageName });
-  return revisions.some(r => r.workspaceName === key.workspaceName && r.revision === 0);
+  const info = await store.findRevision(gitKey(pr));
+  return info !== undefined && !isPublished(info.lifecycle);
 }
 
 /**
