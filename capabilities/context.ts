@@ -33,12 +33,6 @@ export interface Caches {
   readonly renderStatuses: RenderStatuses;
 }
 
-/**
- * Everything a reconciler or an admission rule reaches outside its arguments, handed to it
- * instead of module singletons: the cluster (the port), the caches, the git content stores, a
- * clock and a logger. One is made per process (capabilities/manager.ts); unit tests make
- * their own around an in-memory cluster.
- */
 /** How drafts are rendered: the slots renders share, the wait when none is free, the runtime. */
 export interface RenderSettings {
   readonly slots: Slots;
@@ -46,6 +40,13 @@ export interface RenderSettings {
   readonly runtime: FunctionRuntime;
 }
 
+/**
+ * Everything a reconciler or an admission rule reaches outside its arguments, handed to it
+ * instead of module singletons: the cluster (the port), the caches, the git content stores,
+ * discovery, access reviews, render settings, a clock and a logger. One is made per process
+ * (capabilities/operator.ts); unit tests make their own around an in-memory cluster
+ * (test/support/operator-context.ts).
+ */
 export interface OperatorContext {
   readonly cluster: Cluster;
   readonly caches: Caches;

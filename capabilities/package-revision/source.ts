@@ -10,6 +10,7 @@ import {
   isUpdateStrategy,
 } from "../../lib/kpt";
 import type { MergeConflict } from "../../lib/kpt";
+import { KptfileError } from "../../lib/kpt/kptfile";
 import { ConditionInput } from "../../lib/kubernetes/conditions";
 import { isPermanentError } from "../../lib/controller/permanent-error";
 import { assertSafeFileNames } from "../../lib/packages/content-readiness";
@@ -196,9 +197,11 @@ export async function reconcileSource(
     // Names from git or another revision's files: git would refuse them, or worse, take them.
     assertSafeFileNames(result.files, "the source's files");
   } catch (error) {
+    // Failures of the inputs themselves: a retry would only fail again.
     const known =
       error instanceof SourceError ||
       error instanceof UpgradeError ||
+      error instanceof KptfileError ||
       isGitStoreError(error) ||
       isPermanentError(error);
     if (!known) throw error;
