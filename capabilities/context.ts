@@ -1,5 +1,8 @@
 import type { Cluster } from "../lib/cluster/port";
+import type { PackageRevisionResources } from "../crd-types";
 import type { Slots } from "../lib/controller/concurrency";
+import { keyOf } from "../lib/controller/manager";
+import { WatchCache } from "../lib/controller/watch-cache";
 import type { FunctionRuntime } from "../lib/fn";
 import { VariantIndex } from "../lib/package-variant";
 import { SetIndex } from "../lib/package-variant-set";
@@ -31,6 +34,8 @@ export interface Caches {
   readonly setIndex: SetIndex;
   /** Render status of each downstream revision, as of the version last rendered. */
   readonly renderStatuses: RenderStatuses;
+  /** PackageRevisionResources by name, without their files: which version each is at. */
+  readonly resources: WatchCache<PackageRevisionResources>;
 }
 
 /** How drafts are rendered: the slots renders share, the wait when none is free, the runtime. */
@@ -78,6 +83,7 @@ export function createContext(parts: ContextParts): OperatorContext {
       variantIndex: new VariantIndex(),
       setIndex: new SetIndex(),
       renderStatuses: new Map(),
+      resources: new WatchCache<PackageRevisionResources>({ name: keyOf }),
     },
     stores: new ContentStores(cluster, log, parts.gitCacheRoot),
     discovery: new Discovery(cluster),

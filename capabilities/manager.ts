@@ -28,6 +28,7 @@ export const manager = new Manager<OperatorContext>(
 /** The kinds watched, with what is dropped from each object before it is held. */
 manager.kind<PackageRevision>("PackageRevision", { cache: operator.caches.revisions.cache });
 manager.kind<PackageRevisionResources>("PackageRevisionResources", {
+  cache: operator.caches.resources,
   // Only that the files changed matters here (the revision's reconcile reads them): the
   // watch keeps no copy of every package's files.
   slim: prr => void (prr.spec && delete prr.spec.resources),

@@ -4,6 +4,7 @@ import {
   PackageRevisionResources,
   PackageRevisionResourcesKind,
 } from "../../crd-types";
+import { keyOf } from "../../lib/controller/manager";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { renderPackage, RenderOutput } from "../../lib/fn";
 import { isGitStoreError, isPublished, type ContentStore } from "../../lib/git";
@@ -109,6 +110,17 @@ async function commitRendered(
   }
 }
 
+/**
+ * Whether the files may have changed since the last render. The watch's version of the
+ * PackageRevisionResources answers without reading the (large) object: when it is the version
+ * last rendered, nothing is new, and a newer edit brings its own event (the manager updates the
+ * cache before it enqueues the revision). Not in the cache (not delivered yet): ask the API.
+ */
+function filesChanged(ctx: OperatorContext, pr: PackageRevision): boolean {
+  const cached = ctx.caches.resources.by("name", keyOf(pr))[0]?.metadata?.resourceVersion;
+  return cached === undefined || cached !== pr.status?.observedPrrResourceVersion;
+}
+
 /** Whether git still holds the revision as a Draft or Proposed (not published yet). */
 async function unpublishedInGit(pr: PackageRevision, store: ContentStore): Promise<boolean> {
   const info = await store.findRevision(gitKey(pr));
@@ -134,6 +146,7 @@ export async function reconcileRender(
   const publishing = lifecycle === "Published" && (pr.status?.revision ?? 0) === 0;
   if (lifecycle !== "Draft" && lifecycle !== "Proposed" && !publishing) return;
   if (pr.spec?.source && !pr.status?.creationSource) return;
+  if (!filesChanged(ctx, pr)) return;
   const prr = await ctx.cluster.get(PackageRevisionResourcesKind, refOf(pr));
   const version = prr?.metadata?.resourceVersion;
   if (!prr || version === pr.status?.observedPrrResourceVersion) return;
