@@ -34,12 +34,16 @@ export class WatchCache<T extends Cached> {
     for (const name of Object.keys(indexers)) this.#indexes.set(name, new Map());
   }
 
-  /** From a watch event or a LIST; a copy older (by resourceVersion) than the one held is ignored. */
+  /**
+   * From a watch event or a LIST; a copy older (by resourceVersion) than the one held is
+   * ignored, and so is a copy of the same version: the one held is usually the watch's, which
+   * the watch keeps anyway, and a LIST's copy beside it would hold every object twice.
+   */
   upsert(obj: T): void {
     const uid = obj.metadata?.uid;
     if (!uid || this.#deleted.has(uid)) return;
     const held = this.#byUid.get(uid);
-    if (held && isOlder(obj, held)) return;
+    if (held && (isOlder(obj, held) || sameVersion(obj, held))) return;
     if (held) this.#index(uid, held, drop);
     // managedFields are most of an object's size and nothing a reconcile reads. Dropped in
     // place, not copied: the watch that delivered the object keeps it too (see Manager).
@@ -95,6 +99,11 @@ export class WatchCache<T extends Cached> {
       if (key !== undefined) op(this.#indexes.get(name)!, key, uid);
     }
   }
+}
+
+function sameVersion(obj: Cached, held: Cached): boolean {
+  const version = obj.metadata?.resourceVersion;
+  return version !== undefined && version === held.metadata?.resourceVersion;
 }
 
 /** resourceVersions are opaque, but the API server's are integers that only grow. */

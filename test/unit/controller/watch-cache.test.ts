@@ -50,6 +50,17 @@ describe("WatchCache", () => {
     expect(c.by("package", "ns/app")[0].metadata.managedFields).toBeUndefined();
   });
 
+  it("keeps the copy it holds when a LIST brings the same version again", () => {
+    const c = cache();
+    const watched = obj("a", 5);
+    c.upsert(watched);
+    c.upsert(obj("a", 5)); // the same version, from a LIST: a second copy in memory otherwise
+    expect(c.by("package", "ns/app")[0]).toBe(watched);
+    const newer = obj("a", 6);
+    c.upsert(newer);
+    expect(c.by("package", "ns/app")[0]).toBe(newer);
+  });
+
   it("ignores an older copy and never revives a deleted object", () => {
     const c = cache();
     c.upsert(obj("a", 5, "app", "pv"));
