@@ -108,16 +108,37 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
 }
 
 /**
- * Server-side apply, simplified: objects merged key by key, lists and scalars replaced, `null`
- * drops the field. Real apply also removes fields this manager applied before and omits now,
- * and merges keyed lists (conditions, ownerReferences) item by item; this does neither.
+ * Lists the schemas declare as maps (x-kubernetes-list-type: map), by field name: apply merges
+ * them item by item on the key. `conditions` as our PackageRevision CRD declares them,
+ * `ownerReferences` as ObjectMeta does.
+ */
+const KEYED_LISTS: Record<string, string> = { conditions: "type", ownerReferences: "uid" };
+
+function mergeKeyedList(target: unknown[], applied: unknown[], key: string): unknown[] {
+  const keyOf = (item: unknown) => (isObject(item) ? item[key] : undefined);
+  const result = target.map(item => clone(item));
+  for (const item of applied) {
+    const at = result.findIndex(held => keyOf(held) !== undefined && keyOf(held) === keyOf(item));
+    if (at >= 0) result[at] = applyFields(result[at], item);
+    else result.push(clone(item));
+  }
+  return result;
+}
+
+/**
+ * Server-side apply, simplified: objects merged key by key, keyed lists (KEYED_LISTS) merged
+ * item by item, other lists and scalars replaced, `null` drops the field. Real apply also
+ * removes fields (and list items) this manager applied before and omits now; this does not.
  */
 export function applyFields(target: unknown, applied: unknown): unknown {
   if (!isObject(applied) || !isObject(target)) return clone(applied);
   const result = clone(target);
   for (const [key, value] of Object.entries(applied)) {
+    const held = has(result, key) ? result[key] : undefined;
     if (value === null) delete result[key];
-    else put(result, key, applyFields(has(result, key) ? result[key] : undefined, value));
+    else if (KEYED_LISTS[key] && Array.isArray(value) && Array.isArray(held))
+      put(result, key, mergeKeyedList(held, value, KEYED_LISTS[key]));
+    else put(result, key, applyFields(held, value));
   }
   return result;
 }

@@ -182,6 +182,49 @@ describe("MemoryCluster: server-side apply", () => {
     expect(applied.metadata?.generation).toBe(2);
   });
 
+  it("merges conditions by type and owner references by uid, as their schemas declare", async () => {
+    const cluster = new MemoryCluster();
+    const owner = (uid: string, name: string) => ({ apiVersion: "v1", kind: "K", name, uid });
+    await cluster.apply(
+      PV,
+      { ...pv(), metadata: { ...ref, ownerReferences: [owner("1", "a")] } },
+      "m1",
+    );
+    await cluster.apply(
+      PV,
+      { metadata: ref, status: { conditions: [{ type: "Ready", status: "False" }] } },
+      "core",
+      { status: true },
+    );
+    await cluster.apply(
+      PV,
+      { metadata: ref, status: { conditions: [{ type: "Rendered", status: "True" }] } },
+      "render",
+      { status: true },
+    );
+    const applied = await cluster.apply(
+      PV,
+      {
+        metadata: { ...ref, ownerReferences: [owner("1", "renamed"), owner("2", "b")] },
+        status: { conditions: [{ type: "Ready", status: "True" }] },
+      },
+      "m2",
+    );
+    expect(applied.metadata?.ownerReferences?.map(o => o.name)).toEqual(["renamed", "b"]);
+    const status = (
+      await cluster.apply(
+        PV,
+        { metadata: ref, status: { conditions: [{ type: "Ready", status: "True" }] } },
+        "core",
+        { status: true },
+      )
+    ).status as { conditions: unknown[] };
+    expect(status.conditions).toEqual([
+      { type: "Ready", status: "True" },
+      { type: "Rendered", status: "True" },
+    ]);
+  });
+
   it("writes only .status with the status option, and needs the object to exist", async () => {
     const cluster = new MemoryCluster();
     await expect(

@@ -38,10 +38,9 @@ describe("cloning an upstream whose Kptfile does not parse", () => {
     await expect(reconcilePackageRevision(`${NS}/${name}`, h.ctx)).resolves.toBeUndefined();
 
     const pr = await current(h.cluster, PackageRevisionKind, { metadata: { name, namespace: NS } });
-    // The in-memory apply replaces the conditions list whole, so the last write (Rendered) is
-    // what it holds; the real API server merges Ready and Rendered by type.
-    const failed = pr.status?.conditions?.find(c => c.status === "False");
-    expect(failed?.message).toContain("Kptfile does not parse");
+    const ready = pr.status?.conditions?.find(c => c.type === "Ready");
+    expect(ready).toMatchObject({ status: "False" });
+    expect(ready?.message).toContain("Kptfile does not parse");
     expect(pr.status?.creationSource).toBeUndefined();
   });
 });
