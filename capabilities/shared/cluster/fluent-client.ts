@@ -3,6 +3,7 @@ import { FetchMethods } from "kubernetes-fluent-client/dist/fluent/shared-types.
 import { k8sCfg } from "kubernetes-fluent-client/dist/fluent/utils.js";
 import { ApiError } from "../../../lib/cluster/errors";
 import { EventKind } from "../../../lib/cluster/kinds";
+import { fieldSelector, labelSelector } from "../../../lib/cluster/selectors";
 import type {
   ApiResource,
   Cluster,
@@ -45,12 +46,6 @@ function collectionPath(kind: ResourceKind, namespace?: string): string {
 
 const objectPath = (kind: ResourceKind, ref: ObjectRef) =>
   `${collectionPath(kind, ref.namespace)}/${segment(ref.name)}`;
-
-function selector(value: Record<string, string> | string | undefined): string | undefined {
-  if (value === undefined || typeof value === "string") return value || undefined;
-  const terms = Object.entries(value).map(([k, v]) => (v === "" ? k : `${k}=${v}`));
-  return terms.length > 0 ? terms.join(",") : undefined;
-}
 
 interface Status {
   message?: string;
@@ -113,8 +108,8 @@ export function fluentCluster(log: ClusterLog): Cluster {
     async list<T extends KubeObject>(kind: ResourceKind<T>, options: ListOptions = {}) {
       const items: T[] = [];
       const query: Record<string, string> = { limit: PAGE_SIZE };
-      const labels = selector(options.labels);
-      const fields = selector(options.fields);
+      const labels = labelSelector(options.labels);
+      const fields = fieldSelector(options.fields);
       if (labels) query.labelSelector = labels;
       if (fields) query.fieldSelector = fields;
       let next: string | undefined;
