@@ -8,8 +8,7 @@ import {
   lockOf,
 } from "../../lib/git";
 import { transitionProblem, unmetReadinessGates } from "../../lib/packages/lifecycle";
-import { blockedReady } from "../../lib/packages/content-readiness";
-import type { ConditionInput } from "../../lib/kubernetes/conditions";
+import { readyInGit } from "../../lib/packages/content-readiness";
 import { errorMessage } from "../../lib/errors";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { gitKey } from "../shared/git-key";
@@ -70,12 +69,7 @@ export async function reconcileLifecycle(
   }
   const fields = info.revision > 0 ? publishedFields(store, info) : {};
   // Files git could not take keep the revision not Ready (render said why) until they change.
-  const ready: ConditionInput = blockedReady(wanted, condition(pr, "Rendered")) ?? {
-    type: "Ready",
-    status: "True",
-    reason: "Ready",
-    message: `${wanted} in git`,
-  };
+  const ready = readyInGit(wanted, condition(pr, "Rendered"));
   const current = condition(pr, "Ready");
   const changed =
     info.revision !== pr.status?.revision ||

@@ -18,7 +18,7 @@ async function getPackageRevision(
 }
 
 /**
- * One PackageRevision, as seed 002's pipeline: finalizer (and deletion gating), source (once),
+ * One PackageRevision: finalizer (and deletion gating), source (once, rendering what it makes),
  * render (Drafts whose files changed), lifecycle (git follows spec.lifecycle). Each step reads
  * what it needs and returns early when it has nothing to do.
  */
@@ -60,9 +60,24 @@ async function reconcileSteps(
       { type: "Ready", status: "False", reason: "RepositoryReplaced", message },
     ]));
   }
-  if (!(await reconcileSource(ctx, pr, repo.repo, repo.store))) return;
-  const render = await reconcileRender(ctx, pr, repo.store);
-  // A render still to come holds the lifecycle back: a publish now would leave its files out.
-  if (render) return render;
+  const source = await reconcileSource(ctx, pr, repo.repo, repo.store);
+  switch (source.kind) {
+    case "failed":
+      return;
+    case "requeue":
+      return { requeueAfterMs: source.requeueAfterMs };
+    case "none": {
+      const render = await reconcileRender(ctx, pr, repo.store);
+      // A render still to come holds the lifecycle back: a publish now would leave its files out.
+      if (render) return render;
+      break;
+    }
+    case "created":
+      break; // its source rendered it
+    default: {
+      const unknown: never = source;
+      throw new Error(`unknown source outcome ${JSON.stringify(unknown)}`);
+    }
+  }
   await reconcileLifecycle(ctx, pr, repo.store);
 }

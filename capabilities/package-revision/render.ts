@@ -6,7 +6,8 @@ import {
 } from "../../crd-types";
 import { keyOf } from "../../lib/controller/manager";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
-import { renderPackage, RenderOutput } from "../../lib/fn";
+import { renderPackage } from "../../lib/fn";
+import type { ConditionInput } from "../../lib/kubernetes/conditions";
 import { isGitStoreError, isPublished, type ContentStore } from "../../lib/git";
 import { isPermanentError, PermanentError } from "../../lib/controller/permanent-error";
 import { assertSafeFileNames } from "../../lib/packages/content-readiness";
@@ -26,11 +27,55 @@ import {
 
 export const PUSH_ON_RENDER_FAILURE = "porch.kpt.dev/push-on-render-failure";
 
+type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatus"];
+
+/**
+ * A render of a package's files and what it leaves to keep: the rendered files when the render
+ * succeeded (or the revision asks for push-on-render-failure), else none; the function results
+ * for the PackageRevisionResources; the Rendered condition for the PackageRevision.
+ */
+export interface RenderedPackage {
+  kept?: Record<string, string>;
+  renderStatus: RenderStatus;
+  rendered: ConditionInput;
+}
+
+/**
+ * Renders `files`. Rendered files git cannot take (unsafe names) throw PermanentError
+ * (UnsafeFileNames): nothing of this render is kept.
+ */
+export async function renderFiles(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  files: Record<string, string>,
+): Promise<RenderedPackage> {
+  const out = await renderPackage(files, { runtime: ctx.render.runtime });
+  const keep = out.ok || pr.metadata?.annotations?.[PUSH_ON_RENDER_FAILURE] === "true";
+  if (keep) assertSafeFileNames(out.files, "the rendered files");
+  return {
+    ...(keep && { kept: out.files }),
+    renderStatus: { result: out.results, ...(out.error && { error: out.error.message }) },
+    rendered: out.ok
+      ? {
+          type: "Rendered",
+          status: "True",
+          reason: "Rendered",
+          message: `rendered ${out.steps.length} function(s)`,
+        }
+      : {
+          type: "Rendered",
+          status: "False",
+          reason: out.error?.reason ?? "RenderFailed",
+          message: out.error?.message ?? "render failed",
+        },
+  };
+}
+
 /** The render result on the PackageRevisionResources, only if nobody edited it meanwhile. */
-async function writeRenderStatus(
+export async function writeRenderStatus(
   ctx: OperatorContext,
   prr: PackageRevisionResources,
-  out: RenderOutput,
+  renderStatus: RenderStatus,
 ): Promise<PackageRevisionResources> {
   return ctx.cluster.apply(
     PackageRevisionResourcesKind,
@@ -40,9 +85,7 @@ async function writeRenderStatus(
         namespace: prr.metadata?.namespace,
         resourceVersion: prr.metadata?.resourceVersion,
       },
-      status: {
-        renderStatus: { result: out.results, ...(out.error && { error: out.error.message }) },
-      },
+      status: { renderStatus },
     },
     MANAGER.render,
     { status: true },
@@ -53,7 +96,7 @@ async function writeRenderStatus(
  * The Kptfile's readiness gates and package metadata (spec) and its conditions (status) surface
  * on the PackageRevision, where admission and the lifecycle controller check the gates.
  */
-async function syncKptfile(
+export async function syncKptfile(
   ctx: OperatorContext,
   pr: PackageRevision,
   files: Record<string, string>,
@@ -91,16 +134,16 @@ async function reportUncommittable(
 
 /** Git refuses content only for what a retry cannot change (a missing Kptfile, a bad path). */
 async function commitRendered(
-  ctx: OperatorContext,
   pr: PackageRevision,
   store: ContentStore,
-  out: RenderOutput,
+  files: Record<string, string>,
+  rendered: ConditionInput,
 ): Promise<void> {
   try {
     const draft = await store.createDraftFromExisting(gitKey(pr));
     await draft.updateResources(
-      out.files,
-      out.ok ? "render" : "render (failed, pushed on request)",
+      files,
+      rendered.status === "True" ? "render" : "render (failed, pushed on request)",
     );
     await draft.closeDraft();
   } catch (error) {
@@ -130,7 +173,7 @@ async function unpublishedInGit(pr: PackageRevision, store: ContentStore): Promi
 /**
  * Renders a Draft (or a Proposed revision, also one asked to be published and not published
  * yet) whose files changed since the last render (a user edit of its PackageRevisionResources, a
- * source execution, a controller mutation). The rendered files go back to the
+ * controller mutation; a new draft's source renders its own files). The rendered files go back to the
  * PackageRevisionResources with its resourceVersion as precondition (a newer edit wins and is
  * rendered next) and then to the draft branch. A failed render keeps the last good content in
  * git unless the revision asks for push-on-render-failure. Files git cannot take (unsafe names:
@@ -158,39 +201,25 @@ export async function reconcileRender(
   try {
     await applyRenderStatus(ctx, pr, { renderingPrrResourceVersion: version });
     assertSafeFileNames(prr.spec?.resources ?? {}, "spec.resources");
-    const out = await renderPackage(prr.spec?.resources ?? {}, { runtime: ctx.render.runtime });
-    const keep = out.ok || pr.metadata?.annotations?.[PUSH_ON_RENDER_FAILURE] === "true";
-    if (keep) assertSafeFileNames(out.files, "the rendered files");
+    const { kept, renderStatus, rendered } = await renderFiles(ctx, pr, prr.spec?.resources ?? {});
     try {
-      if (keep && !isDeepStrictEqual(out.files, prr.spec?.resources))
-        written = await writeResources(ctx, pr, out.files, MANAGER.render, version);
-      written = await writeRenderStatus(ctx, written, out);
+      if (kept && !isDeepStrictEqual(kept, prr.spec?.resources))
+        written = await writeResources(ctx, pr, kept, MANAGER.render, version);
+      written = await writeRenderStatus(ctx, written, renderStatus);
     } catch (error) {
       // Edited while we rendered: this render is stale, render the newer content instead.
       if (isConflict(error)) return { requeueAfterMs: 0 };
       throw error;
     }
-    if (keep) {
-      await commitRendered(ctx, pr, store, out);
-      await syncKptfile(ctx, pr, out.files);
+    if (kept) {
+      await commitRendered(pr, store, kept, rendered);
+      await syncKptfile(ctx, pr, kept);
     }
     await applyRenderStatus(
       ctx,
       pr,
       { observedPrrResourceVersion: written.metadata?.resourceVersion },
-      out.ok
-        ? {
-            type: "Rendered",
-            status: "True",
-            reason: "Rendered",
-            message: `rendered ${out.steps.length} function(s)`,
-          }
-        : {
-            type: "Rendered",
-            status: "False",
-            reason: out.error?.reason ?? "RenderFailed",
-            message: out.error?.message ?? "render failed",
-          },
+      rendered,
     );
   } catch (error) {
     if (!isPermanentError(error)) throw error;

@@ -20,7 +20,10 @@ import type { OperatorContext } from "../context";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { writeResources } from "../shared/package-resources";
 import { gitKey } from "../shared/git-key";
-import { applyCoreStatus, applyRenderStatus, MANAGER } from "./status";
+import { applyCoreStatus, applyRenderStatus, condition, MANAGER } from "./status";
+import { renderFiles, syncKptfile, writeRenderStatus, type RenderedPackage } from "./render";
+import { isConflict } from "../../lib/cluster/errors";
+import { readyInGit } from "../../lib/packages/content-readiness";
 import { copySourceProblem } from "../../lib/packages/lifecycle";
 import { contentOf, SourceError } from "../shared/revision-content";
 
@@ -180,17 +183,67 @@ async function sourceFailed(
 }
 
 /**
- * Runs the source once (guarded by status.creationSource): computes the files, commits them
- * to the draft branch, mirrors them into the PackageRevisionResources and asks for a render.
- * Returns false when the source failed (the status says why).
+ * The source's files as rendered, or as the source made them when the render failed (git needs
+ * a draft either way; the Rendered condition says why it is not rendered).
+ */
+async function renderSource(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  files: Record<string, string>,
+): Promise<{ files: Record<string, string> } & Omit<RenderedPackage, "kept">> {
+  try {
+    const { kept, ...rest } = await renderFiles(ctx, pr, files);
+    return { files: kept ?? files, ...rest };
+  } catch (error) {
+    if (!isPermanentError(error)) throw error;
+    const { reason, message } = error;
+    return {
+      files,
+      renderStatus: { error: message },
+      rendered: { type: "Rendered", status: "False", reason, message },
+    };
+  }
+}
+
+/** What the source step did; the orchestrator goes on accordingly. */
+export type SourceOutcome =
+  /** No source, or it ran in an earlier reconcile. */
+  | { kind: "none" }
+  /** The new draft is in git, rendered, and its status says so. */
+  | { kind: "created" }
+  /** The source failed; the status says why. */
+  | { kind: "failed" }
+  /** Every render slot is taken: come back later. */
+  | { kind: "requeue"; requeueAfterMs: number };
+
+/**
+ * Runs the source once (guarded by status.creationSource): computes the files, renders them,
+ * commits the result in one push to the draft branch, mirrors it into the
+ * PackageRevisionResources and states it in two status writes (render, then core with Ready).
  */
 export async function reconcileSource(
   ctx: OperatorContext,
   pr: PackageRevision,
   repo: Repository,
   store: ContentStore,
-): Promise<boolean> {
-  if (!pr.spec?.source || pr.status?.creationSource) return true;
+): Promise<SourceOutcome> {
+  if (!pr.spec?.source || pr.status?.creationSource) return { kind: "none" };
+  // The source renders what it makes: it needs a render slot as a render does.
+  if (!ctx.render.slots.take())
+    return { kind: "requeue", requeueAfterMs: ctx.render.requeueDelayMs };
+  try {
+    return await runSource(ctx, pr, repo, store);
+  } finally {
+    ctx.render.slots.release();
+  }
+}
+
+async function runSource(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  repo: Repository,
+  store: ContentStore,
+): Promise<SourceOutcome> {
   let result: SourceResult;
   try {
     result = await executeSource(ctx, pr, repo);
@@ -207,34 +260,44 @@ export async function reconcileSource(
     if (!known) throw error;
     const reason = isPermanentError(error) ? error.reason : failureReason(error, "Failed");
     await sourceFailed(ctx, pr, reason, `create draft: ${errorMessage(error)}`);
-    return false;
+    return { kind: "failed" };
   }
+  const { files, renderStatus, rendered } = await renderSource(ctx, pr, result.files);
   let info: PackageRevisionInfo;
   try {
-    info = await commitDraft(ctx, pr, store, result);
+    info = await commitDraft(ctx, pr, store, { ...result, files });
   } catch (error) {
     if (!(error instanceof WorkspaceTakenError)) throw error;
     await sourceFailed(ctx, pr, "AlreadyExists", error.message);
-    return false;
+    return { kind: "failed" };
   }
-  await writeResources(ctx, pr, result.files, MANAGER.core);
+  const written = await writeResources(ctx, pr, files, MANAGER.render);
+  // An edit made since is newer content: its own event renders it; this status is of ours.
+  const observed = await writeRenderStatus(ctx, written, renderStatus).catch(error => {
+    if (isConflict(error)) return written;
+    throw error;
+  });
+  await syncKptfile(ctx, pr, files);
+  await applyRenderStatus(
+    ctx,
+    pr,
+    { observedPrrResourceVersion: observed.metadata?.resourceVersion },
+    rendered,
+  );
   const selfLock = lockOf(store.config.url, info);
-  const kptfile = readKptfile(result.files.Kptfile ?? "");
+  const kptfile = readKptfile(files.Kptfile ?? "");
   const upstreamLock = kptfile.ok ? kptfile.upstreamLock : undefined;
+  // Ready as the lifecycle step would state it for a draft, so it has nothing to write.
+  const wanted = pr.spec?.lifecycle ?? "Draft";
+  const ready: ConditionInput =
+    wanted === "Draft"
+      ? readyInGit("Draft", condition(pr, "Rendered"))
+      : { type: "Ready", status: "False", reason: "Pending", message: `awaiting ${wanted}` };
   await applyCoreStatus(
     ctx,
     pr,
     { creationSource: result.creationSource, selfLock, upstreamLock, revision: 0 },
-    [
-      { type: "Ready", status: "False", reason: "Pending", message: "awaiting render" },
-      ...upgradeCondition(result.conflicts),
-    ],
-  );
-  await applyRenderStatus(
-    ctx,
-    pr,
-    {},
-    { type: "Rendered", status: "Unknown", reason: "Pending", message: "awaiting render" },
+    [ready, ...upgradeCondition(result.conflicts)],
   );
   // A new revision is not the latest until published: give it the label's "false" now.
   await refreshLatestLabels(ctx, pr);
@@ -246,5 +309,5 @@ export async function reconcileSource(
       `${result.conflicts.length} field(s) changed on both sides; upstream kept, see condition Upgraded`,
     );
   }
-  return true;
+  return { kind: "created" };
 }

@@ -22,6 +22,22 @@ export function blockedReady(
   return { type: "Ready", status: "False", reason: rendered.reason, message: rendered.message };
 }
 
+/**
+ * The Ready condition of a revision git holds at `lifecycle`: blocked while its files could not
+ * be committed (see blockedReady), True otherwise. The source step, which leaves a new draft
+ * rendered, and the lifecycle step, which moves it, state it alike.
+ */
+export function readyInGit(lifecycle: string, rendered: Condition | undefined): ConditionInput {
+  return (
+    blockedReady(lifecycle, rendered) ?? {
+      type: "Ready",
+      status: "True",
+      reason: "Ready",
+      message: `${lifecycle} in git`,
+    }
+  );
+}
+
 /** Throws PermanentError (reason UnsafeFileNames) unless every file name is safe. */
 export function assertSafeFileNames(files: Record<string, string>, what: string): void {
   const problem = fileNamesProblem(Object.keys(files), what);

@@ -1,6 +1,6 @@
 import { isPermanentError } from "../../../lib/controller/permanent-error";
 import type { Condition } from "../../../lib/kubernetes/conditions";
-import { assertSafeFileNames, blockedReady } from "../../../lib/packages/content-readiness";
+import { assertSafeFileNames, blockedReady, readyInGit } from "../../../lib/packages/content-readiness";
 
 const rendered = (status: Condition["status"], reason: string): Condition => ({
   type: "Rendered",
@@ -35,6 +35,21 @@ describe("Ready while the files cannot be committed", () => {
   it("does not hold a Published revision (render no longer runs for it)", () => {
     for (const lifecycle of ["Published", "DeletionProposed"])
       expect(blockedReady(lifecycle, rendered("False", "UnsafeFileNames"))).toBeUndefined();
+  });
+});
+
+describe("readyInGit", () => {
+  it("is True naming the lifecycle unless the files cannot be committed", () => {
+    expect(readyInGit("Draft", rendered("False", "RenderFailed"))).toEqual({
+      type: "Ready",
+      status: "True",
+      reason: "Ready",
+      message: "Draft in git",
+    });
+    expect(readyInGit("Proposed", rendered("False", "UnsafeFileNames"))).toMatchObject({
+      status: "False",
+      reason: "UnsafeFileNames",
+    });
   });
 });
 
