@@ -1,6 +1,10 @@
 import { isPermanentError } from "../../../lib/controller/permanent-error";
 import type { Condition } from "../../../lib/kubernetes/conditions";
-import { assertSafeFileNames, blockedReady, readyInGit } from "../../../lib/packages/content-readiness";
+import {
+  assertSafeFileNames,
+  blockedReady,
+  readyInGit,
+} from "../../../lib/packages/content-readiness";
 
 const rendered = (status: Condition["status"], reason: string): Condition => ({
   type: "Rendered",
