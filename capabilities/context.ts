@@ -4,7 +4,7 @@ import type { Slots } from "../lib/controller/concurrency";
 import { keyOf } from "../lib/controller/manager";
 import { WatchCache } from "../lib/controller/watch-cache";
 import type { FunctionRuntime } from "../lib/fn";
-import { VariantIndex } from "../lib/package-variant";
+import { MutationChecks, VariantIndex } from "../lib/package-variant";
 import { SetIndex } from "../lib/package-variant-set";
 import type { VariantCache } from "./package-variant-set/variants";
 import type { RenderStatuses } from "./package-variant/status";
@@ -34,6 +34,8 @@ export interface Caches {
   readonly setIndex: SetIndex;
   /** Render status of each downstream revision, as of the version last rendered. */
   readonly renderStatuses: RenderStatuses;
+  /** Downstream revisions whose last mutation check found nothing to change, and as of what. */
+  readonly mutationChecks: MutationChecks;
   /** PackageRevisionResources by name, without their files: which version each is at. */
   readonly resources: WatchCache<PackageRevisionResources>;
 }
@@ -83,6 +85,7 @@ export function createContext(parts: ContextParts): OperatorContext {
       variantIndex: new VariantIndex(),
       setIndex: new SetIndex(),
       renderStatuses: new Map(),
+      mutationChecks: new MutationChecks(),
       resources: new WatchCache<PackageRevisionResources>({ name: keyOf }),
     },
     stores: new ContentStores(cluster, log, parts.gitCacheRoot),

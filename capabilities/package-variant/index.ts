@@ -58,7 +58,10 @@ export const variantController = manager.controller({
       kind: "PackageRevision",
       relevance: pr => revisionRelevance(pr as PackageRevision),
       map: (pr, _phase, ctx) => concerned(ctx, pr as PackageRevision),
-      forget: (pr, ctx) => forgetRenderStatus(ctx, pr as PackageRevision),
+      forget: (pr, ctx) => {
+        forgetRenderStatus(ctx, pr as PackageRevision);
+        ctx.caches.mutationChecks.forget(keyOf(pr));
+      },
     },
   ],
   reconcile: reconcilePackageVariant,

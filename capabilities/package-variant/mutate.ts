@@ -5,6 +5,7 @@ import {
   PackageVariant,
 } from "../../crd-types";
 import { refOf } from "../../lib/cluster/port";
+import { keyOf } from "../../lib/controller/manager";
 import { errorMessage } from "../../lib/errors";
 import { upgradePackage } from "../../lib/kpt";
 import {
@@ -15,6 +16,7 @@ import {
   FetchOutcome,
   InClusterRef,
   inClusterKey,
+  MutationChecks,
   MutationDecision,
   objectsToFetch,
 } from "../../lib/package-variant";
@@ -85,8 +87,16 @@ export async function checkMutations(
   pv: PackageVariant,
   step: CheckMutationsStep,
 ): Promise<MutationOutcome> {
+  const checks = ctx.caches.mutationChecks;
+  const revision = keyOf(step.downstream);
+  // The watch knows the files' version: unchanged since a check that found nothing, no read.
+  const watched = ctx.caches.resources.by("name", revision)[0]?.metadata?.resourceVersion;
+  if (checks.unchanged(revision, MutationChecks.stamp(pv, watched)))
+    return { decision: decideMutations(step, false), injected: [] };
   const prr = await resourcesOf(ctx, step.downstream);
   const { result, injected } = await mutated(ctx, pv, prr.spec?.resources ?? {});
+  const stamp = MutationChecks.stamp(pv, prr.metadata?.resourceVersion);
+  checks.record(revision, stamp, !result.changed && injected.length === 0);
   const decision = decideMutations(step, result.changed);
   if (decision.writeTo) {
     await writeResources(

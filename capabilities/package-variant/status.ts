@@ -32,13 +32,15 @@ async function renderStatusOf(
   const key = `${namespace}/${name}`;
   const renderStatuses = ctx.caches.renderStatuses;
   const rendered = ctx.caches.revisions.named(namespace, name)?.status?.observedPrrResourceVersion;
+  // Not rendered yet (as far as the watch knows): there is no render status to copy.
+  if (!rendered) return undefined;
   const known = renderStatuses.get(key);
-  if (rendered && known?.version === rendered) return known.renderStatus;
+  if (known?.version === rendered) return known.renderStatus;
   renderStatuses.delete(key);
   const prr = await ctx.cluster.get(PackageRevisionResourcesKind, { namespace, name });
   const renderStatus = prr?.status?.renderStatus;
   // The render's status is written before the revision records the version it rendered.
-  if (rendered && prr?.metadata?.resourceVersion === rendered)
+  if (prr?.metadata?.resourceVersion === rendered)
     renderStatuses.set(key, { version: rendered, renderStatus });
   return renderStatus;
 }

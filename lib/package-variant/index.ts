@@ -1,6 +1,7 @@
 // Public API of the framework-free PackageVariant logic (seeds 001 and 003). The capability
 // fetches and writes; everything here is pure.
 export { MutationError } from "./errors";
+export { MutationChecks } from "./mutation-checks";
 export { applyPackageContext } from "./package-context";
 export {
   applyPipeline,
