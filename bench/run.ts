@@ -1,10 +1,11 @@
 // `npm run bench [-- --sizes 10,100,1000] [--scenarios fanout,upgrade,events,admission,floor]
-//   [--out bench/results] [--max-wait-s S] [--cpu-prof]`, or `-- --from <results.json>` to
+//   [--out bench/results] [--max-wait-s S] [--cpu-prof] [--heap-snapshot]`, or `-- --from <results.json>` to
 //   rewrite the table and chart of an earlier run.
 // For each N: a fresh embedded default (control plane, the built module as two host processes,
 // git servers), a fleet of 10 deployment repositories, then the scenarios and the floors.
 // Results go to <out>/results.{json,md} and <out>/time-vs-n.png after every N; the module's
-// logs (and CPU profiles with --cpu-prof) are kept in .local/bench/n<N>/.
+// logs (and CPU profiles with --cpu-prof, the watcher's heap after fan-out and after upgrade
+// with --heap-snapshot, summarised in the log) are kept in .local/bench/n<N>/.
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -12,6 +13,7 @@ import { tuneFluentClient } from "../capabilities/shared/cluster/kube-client-tun
 import { startEnvironment, type Environment } from "../hack/environment";
 import { repoRoot } from "../hack/cluster/paths";
 import { apiFloor, floorInputs, gitFloor, withControllersFrozen } from "./floor";
+import { heapFlags, summarizeHeap, takeHeapSnapshot } from "./heap";
 import { Api } from "./kube";
 import { findPid, machine, ProcessMeter, readPid } from "./metrics";
 import { writeResults, type BenchResults, type SizeResult } from "./report";
@@ -49,6 +51,17 @@ function pidsOf(ctx: Omit<BenchContext, "meter">): () => Record<string, number |
   });
 }
 
+const heapDir = (n: number) => join(repoRoot, ".local", "bench", `n${n}`, "heap");
+
+/** With --heap-snapshot: the watcher's heap now, summarised in the log. */
+async function heapSnapshot(ctx: BenchContext, n: number, after: string): Promise<void> {
+  if (!process.argv.includes("--heap-snapshot")) return;
+  const file = await takeHeapSnapshot(ctx, heapDir(n));
+  const { total, rows } = summarizeHeap(file);
+  log(`  heap after ${after}: ${total} MB live (${file})`);
+  for (const [what, mb, count] of rows) log(`    ${String(mb).padStart(7)} MB ${count} × ${what}`);
+}
+
 async function runSize(ctx: BenchContext, n: number, wanted: Set<string>, result: SizeResult) {
   log(`N = ${n}: creating the fleet`);
   const fleet = await createFleet(ctx, n);
@@ -58,6 +71,7 @@ async function runSize(ctx: BenchContext, n: number, wanted: Set<string>, result
       log(`N = ${n}: fan-out`);
       result.fanOut = await fanOut(ctx, fleet);
       log(`  ${JSON.stringify(result.fanOut.timeline)}`);
+      await heapSnapshot(ctx, n, "fan-out");
     }
     // A cut-short fan-out still gets its floors (the controllers are frozen for them).
     const complete = !result.fanOut?.error;
@@ -69,6 +83,7 @@ async function runSize(ctx: BenchContext, n: number, wanted: Set<string>, result
       log(`N = ${n}: upgrade to v2`);
       result.upgrade = await upgrade(ctx, fleet);
       log(`  ${JSON.stringify(result.upgrade.timeline)}`);
+      await heapSnapshot(ctx, n, "upgrade");
       if (result.upgrade.error) throw new Error(result.upgrade.error);
     }
     if (complete && wanted.has("events")) {
@@ -131,6 +146,11 @@ async function main(): Promise<void> {
     const flags = [`--max-old-space-size=${POD_HEAP_MB}`];
     if (process.argv.includes("--cpu-prof"))
       flags.push("--cpu-prof", `--cpu-prof-dir=${join(keep, "profiles")}`);
+    // A snapshot costs the watcher memory it may keep: later RSS figures of such a run are high.
+    if (process.argv.includes("--heap-snapshot")) {
+      mkdirSync(heapDir(n), { recursive: true });
+      flags.push(...heapFlags(heapDir(n)));
+    }
     process.env.PORCH_PEPR_MODULE_NODE_FLAGS = flags.join(" ");
     const env: Environment = await startEnvironment({ purpose: "bench" });
     process.env.KUBECONFIG = env.kubeconfig; // kubernetes-fluent-client (the API floor) reads it

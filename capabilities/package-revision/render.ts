@@ -96,7 +96,7 @@ export async function writeRenderStatus(
  * The Kptfile's readiness gates and package metadata (spec) and its conditions (status) surface
  * on the PackageRevision, where admission and the lifecycle controller check the gates.
  */
-export async function syncKptfile(
+async function syncKptfile(
   ctx: OperatorContext,
   pr: PackageRevision,
   files: Record<string, string>,
@@ -110,6 +110,26 @@ export async function syncKptfile(
   if (!isDeepStrictEqual(spec, current)) await applyKptfileSpec(ctx, pr, spec);
   if (!isDeepStrictEqual(state.packageConditions, pr.status?.packageConditions ?? []))
     await applyKptfileStatus(ctx, pr, state.packageConditions);
+}
+
+/**
+ * A render's outcome on the PackageRevision: the Kptfile-derived state of the files kept, then
+ * Rendered with the version of the PackageRevisionResources it rendered.
+ */
+export async function recordRender(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  kept: Record<string, string> | undefined,
+  prr: PackageRevisionResources,
+  rendered: ConditionInput,
+): Promise<void> {
+  if (kept) await syncKptfile(ctx, pr, kept);
+  await applyRenderStatus(
+    ctx,
+    pr,
+    { observedPrrResourceVersion: prr.metadata?.resourceVersion },
+    rendered,
+  );
 }
 
 /** Files git cannot take: the render stops for this version of the files and says why. */
@@ -211,16 +231,8 @@ export async function reconcileRender(
       if (isConflict(error)) return { requeueAfterMs: 0 };
       throw error;
     }
-    if (kept) {
-      await commitRendered(pr, store, kept, rendered);
-      await syncKptfile(ctx, pr, kept);
-    }
-    await applyRenderStatus(
-      ctx,
-      pr,
-      { observedPrrResourceVersion: written.metadata?.resourceVersion },
-      rendered,
-    );
+    if (kept) await commitRendered(pr, store, kept, rendered);
+    await recordRender(ctx, pr, kept, written, rendered);
   } catch (error) {
     if (!isPermanentError(error)) throw error;
     await reportUncommittable(ctx, pr, written.metadata?.resourceVersion, error);

@@ -21,7 +21,7 @@ import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { writeResources } from "../shared/package-resources";
 import { gitKey } from "../shared/git-key";
 import { applyCoreStatus, applyRenderStatus, condition, MANAGER } from "./status";
-import { renderFiles, syncKptfile, writeRenderStatus, type RenderedPackage } from "./render";
+import { recordRender, renderFiles, writeRenderStatus, type RenderedPackage } from "./render";
 import { isConflict } from "../../lib/cluster/errors";
 import { readyInGit } from "../../lib/packages/content-readiness";
 import { copySourceProblem } from "../../lib/packages/lifecycle";
@@ -277,13 +277,7 @@ async function runSource(
     if (isConflict(error)) return written;
     throw error;
   });
-  await syncKptfile(ctx, pr, files);
-  await applyRenderStatus(
-    ctx,
-    pr,
-    { observedPrrResourceVersion: observed.metadata?.resourceVersion },
-    rendered,
-  );
+  await recordRender(ctx, pr, files, observed, rendered);
   const selfLock = lockOf(store.config.url, info);
   const kptfile = readKptfile(files.Kptfile ?? "");
   const upstreamLock = kptfile.ok ? kptfile.upstreamLock : undefined;

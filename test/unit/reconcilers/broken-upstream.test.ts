@@ -1,8 +1,7 @@
 import { reconcilePackageRevision } from "../../../capabilities/package-revision/reconcile";
-import { PackageRevision, PackageRevisionKind } from "../../../crd-types";
-import { packageRevisionObjectName } from "../../../lib/packages/naming";
+import { PackageRevisionKind } from "../../../crd-types";
 import { testOperator, type TestOperator } from "../../support/operator-context";
-import { configMap, current, draftRevision, NS } from "./fixtures";
+import { cloneOfUpstream, configMap, current, NS } from "./fixtures";
 
 // The store refuses file URLs unless the operator allows them (lib/git/url-policy.ts).
 process.env.PORCH_PEPR_GIT_ALLOW_FILE = "true";
@@ -18,22 +17,11 @@ describe("cloning an upstream whose Kptfile does not parse", () => {
   afterEach(() => h.close());
 
   it("ends the source with Ready=False naming the Kptfile, not in an endless retry", async () => {
-    const upstream = await draftRevision(
-      h,
-      { Kptfile: "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: [", "cm.yaml": configMap("a") },
-      { packageName: "base", workspaceName: "v1" },
-    );
-    const name = packageRevisionObjectName("repo", "app", "v1");
-    await h.cluster.create(PackageRevisionKind, {
-      metadata: { name, namespace: NS },
-      spec: {
-        repository: "repo",
-        packageName: "app",
-        workspaceName: "v1",
-        lifecycle: "Draft",
-        source: { cloneFrom: { upstreamRef: { name: upstream.pr.metadata?.name ?? "" } } },
-      },
-    } as PackageRevision);
+    const { metadata } = await cloneOfUpstream(h, {
+      Kptfile: "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata: [",
+      "cm.yaml": configMap("a"),
+    });
+    const name = metadata?.name ?? "";
 
     await expect(reconcilePackageRevision(`${NS}/${name}`, h.ctx)).resolves.toBeUndefined();
 

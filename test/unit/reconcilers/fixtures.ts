@@ -106,3 +106,30 @@ export async function current<T extends KubeObject>(
   if (!found) throw new Error(`${kind.kind} ${obj.metadata?.name} not found`);
   return found;
 }
+
+/**
+ * A Draft of package "app" (workspace v1) cloned from an upstream draft of package "base"
+ * holding `upstreamFiles`, as the user creates it: its source has not run yet.
+ */
+export async function cloneOfUpstream(
+  h: TestOperator,
+  upstreamFiles: Record<string, string>,
+): Promise<PackageRevision> {
+  const upstream = await draftRevision(h, upstreamFiles, {
+    packageName: "base",
+    workspaceName: "v1",
+  });
+  const name = packageRevisionObjectName("repo", "app", "v1");
+  const created = await h.cluster.create(PackageRevisionKind, {
+    metadata: { name, namespace: NS },
+    spec: {
+      repository: "repo",
+      packageName: "app",
+      workspaceName: "v1",
+      lifecycle: "Draft",
+      source: { cloneFrom: { upstreamRef: { name: upstream.pr.metadata?.name ?? "" } } },
+    },
+  } as PackageRevision);
+  if (!created) throw new Error(`${name} was not created`);
+  return created;
+}

@@ -3,14 +3,12 @@ import { fileURLToPath } from "node:url";
 import { reconcilePackageRevision } from "../../../capabilities/package-revision/reconcile";
 import { condition } from "../../../capabilities/package-revision/status";
 import {
-  PackageRevision,
   PackageRevisionKind,
   PackageRevisionResourcesKind,
   RepositoryKind,
 } from "../../../crd-types";
-import { packageRevisionObjectName } from "../../../lib/packages/naming";
 import { testOperator, type TestOperator } from "../../support/operator-context";
-import { configMap, current, draftRevision, labellingKptfile, NS } from "./fixtures";
+import { cloneOfUpstream, configMap, current, labellingKptfile, NS } from "./fixtures";
 
 // The store refuses file URLs unless the operator allows them (lib/git/url-policy.ts).
 process.env.PORCH_PEPR_GIT_ALLOW_FILE = "true";
@@ -32,29 +30,11 @@ describe("a new draft", () => {
   beforeEach(async () => (h = await testOperator()));
   afterEach(() => h.close());
 
-  async function cloneOfLabelledUpstream(): Promise<PackageRevision> {
-    const upstream = await draftRevision(
-      h,
-      { Kptfile: labellingKptfile("base"), "cm.yaml": configMap("a") },
-      { packageName: "base", workspaceName: "v1" },
-    );
-    const name = packageRevisionObjectName("repo", "app", "v1");
-    const created = await h.cluster.create(PackageRevisionKind, {
-      metadata: { name, namespace: NS },
-      spec: {
-        repository: "repo",
-        packageName: "app",
-        workspaceName: "v1",
-        lifecycle: "Draft",
-        source: { cloneFrom: { upstreamRef: { name: upstream.pr.metadata?.name ?? "" } } },
-      },
-    } as PackageRevision);
-    if (!created) throw new Error(`${name} was not created`);
-    return created;
-  }
-
   it("is rendered, committed in one push and Ready after one reconcile", async () => {
-    const pr = await cloneOfLabelledUpstream();
+    const pr = await cloneOfUpstream(h, {
+      Kptfile: labellingKptfile("base"),
+      "cm.yaml": configMap("a"),
+    });
     const calls = h.callsFrom();
 
     await expect(reconcilePackageRevision(`${NS}/${pr.metadata?.name}`, h.ctx)).resolves.toBe(
@@ -87,25 +67,11 @@ describe("a new draft", () => {
   });
 
   it("keeps the source's files in git when the render fails, and says why", async () => {
-    const upstream = await draftRevision(
-      h,
-      {
-        Kptfile: `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: base\npipeline:\n  mutators:\n    - image: no-such-function:v1\n`,
-        "cm.yaml": configMap("a"),
-      },
-      { packageName: "base", workspaceName: "v1" },
-    );
-    const name = packageRevisionObjectName("repo", "app", "v1");
-    await h.cluster.create(PackageRevisionKind, {
-      metadata: { name, namespace: NS },
-      spec: {
-        repository: "repo",
-        packageName: "app",
-        workspaceName: "v1",
-        lifecycle: "Draft",
-        source: { cloneFrom: { upstreamRef: { name: upstream.pr.metadata?.name ?? "" } } },
-      },
-    } as PackageRevision);
+    const { metadata } = await cloneOfUpstream(h, {
+      Kptfile: `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: base\npipeline:\n  mutators:\n    - image: no-such-function:v1\n`,
+      "cm.yaml": configMap("a"),
+    });
+    const name = metadata?.name ?? "";
 
     await reconcilePackageRevision(`${NS}/${name}`, h.ctx);
 
