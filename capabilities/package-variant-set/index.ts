@@ -1,6 +1,7 @@
 import { Capability } from "pepr";
 import { PackageRevision, PackageVariant } from "../../crd-types";
 import { keyOf } from "../../lib/controller/manager";
+import { variantEventDelayMs } from "../../lib/package-variant-set";
 import { manager } from "../manager";
 import { DynamicWatches } from "../shared/dynamic-watches";
 import { reconcilePackageVariantSet } from "./reconcile";
@@ -25,11 +26,8 @@ const selectedKinds = new DynamicWatches(
   },
 );
 
-/**
- * A set of N variants sees several PackageVariant events per variant and each reconcile plans
- * all N targets, so those events reconcile the set at most once a second.
- */
-const VARIANT_EVENT_DELAY_MS = 1_000;
+/** The set a PackageVariant says it belongs to (its label holds the set's UID). */
+const setUidOf = (pv: PackageVariant) => pv.metadata?.labels?.[SET_LABEL] ?? "";
 
 export const setController = manager.controller({
   name: "PackageVariantSet",
@@ -39,11 +37,11 @@ export const setController = manager.controller({
     {
       // One of the set's PackageVariants changed (its Ready state, or someone edited it).
       kind: "PackageVariant",
-      delayMs: VARIANT_EVENT_DELAY_MS,
+      // At most one reconcile per window, longer for a larger set (lib/package-variant-set).
+      delayMs: (pv, ctx) =>
+        variantEventDelayMs(ctx.caches.variants.by("set", setUidOf(pv as PackageVariant)).length),
       map: (pv, _phase, ctx) => {
-        const key = ctx.caches.setIndex.keyOfUid(
-          (pv as PackageVariant).metadata?.labels?.[SET_LABEL] ?? "",
-        );
+        const key = ctx.caches.setIndex.keyOfUid(setUidOf(pv as PackageVariant));
         return key ? [key] : [];
       },
     },

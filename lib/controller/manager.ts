@@ -45,8 +45,11 @@ export interface WatchSpec<Ctx> {
    * reconcile. Absent: every event counts.
    */
   relevance?: (obj: WatchedObject) => unknown;
-  /** Coalesce this watch's events over so many milliseconds (one reconcile for a burst). */
-  delayMs?: number;
+  /**
+   * Coalesce this watch's events over so many milliseconds (one reconcile for a burst), or over
+   * what the function says for this event (e.g. longer for a larger object to reconcile).
+   */
+  delayMs?: number | ((obj: WatchedObject, ctx: Ctx) => number);
   /** What to forget when an object of this kind is deleted. */
   forget?: (obj: WatchedObject, ctx: Ctx) => void;
 }
@@ -96,7 +99,7 @@ interface Route<Ctx> {
   queue: Queue;
   map: (obj: WatchedObject, phase: WatchPhase, ctx: Ctx) => string[];
   filter?: ChangeFilter<WatchedObject>;
-  delayMs?: number;
+  delayMs?: WatchSpec<Ctx>["delayMs"];
   forget?: (obj: WatchedObject, ctx: Ctx) => void;
 }
 
@@ -198,8 +201,12 @@ export class Manager<Ctx> {
       route.filter?.forget(uidOf(obj));
       route.forget?.(obj, ctx);
     } else if (route.filter && !route.filter.changed(uidOf(obj), obj)) return;
-    for (const key of route.map(obj, phase, ctx)) {
-      if (route.delayMs) route.queue.addAfter(key, route.delayMs);
+    const keys = route.map(obj, phase, ctx);
+    if (keys.length === 0) return;
+    const delayMs =
+      typeof route.delayMs === "function" ? route.delayMs(obj, ctx) : (route.delayMs ?? 0);
+    for (const key of keys) {
+      if (delayMs > 0) route.queue.addAfter(key, delayMs);
       else route.queue.add(key);
     }
   }

@@ -9,3 +9,8 @@ export { SetIndex, kindKey } from "./set-index";
 export { specDiff } from "./diff";
 export { buildStatus, emptyOutcome, newlyEmptyTargets, stall } from "./status";
 export type { SetOutcome, StatusTarget } from "./status";
+export {
+  MAX_VARIANT_EVENT_DELAY_MS,
+  MIN_VARIANT_EVENT_DELAY_MS,
+  variantEventDelayMs,
+} from "./event-delay";

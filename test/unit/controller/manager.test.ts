@@ -130,6 +130,27 @@ describe("Manager", () => {
     expect(log).toEqual(["sets ns/set after 1000"]);
   });
 
+  it("coalesces over the delay a function gives for the event", () => {
+    const { manager, log } = setup();
+    manager.kind("Set");
+    manager.kind("Variant");
+    manager.controller({
+      name: "sets",
+      for: "Set",
+      watches: [
+        {
+          kind: "Variant",
+          map: o => [`ns/${(o as Obj).spec?.upstream}`],
+          delayMs: o => ((o as Obj).spec?.upstream === "big" ? 9000 : 0),
+        },
+      ],
+      reconcile: async () => undefined,
+    });
+    manager.onEvent("Variant", obj("a", { spec: { upstream: "big" } }), "ADDED", fail);
+    manager.onEvent("Variant", obj("b", { spec: { upstream: "small" } }), "ADDED", fail);
+    expect(log).toEqual(["sets ns/big after 9000", "sets ns/small"]);
+  });
+
   it("lets every controller see an event even when one controller's mapping throws", () => {
     const { manager, log } = setup();
     manager.kind("Revision");
