@@ -45,6 +45,12 @@ function concerned(ctx: OperatorContext, pr: PackageRevision): string[] {
   );
 }
 
+/**
+ * A revision's reconcile writes its render status, Kptfile-derived spec, core status and labels
+ * one after another: the variant is reconciled once after such a burst, not once per write.
+ */
+const REVISION_EVENT_DELAY_MS = 500;
+
 // Only events that change what a reconcile reads (not this controller's own status writes,
 // nor render progress and labels other controllers keep) cost a reconcile.
 export const variantController = manager.controller({
@@ -56,6 +62,7 @@ export const variantController = manager.controller({
     {
       // An upstream revision published, a downstream draft rendered, an owned revision changed.
       kind: "PackageRevision",
+      delayMs: REVISION_EVENT_DELAY_MS,
       relevance: pr => revisionRelevance(pr as PackageRevision),
       map: (pr, _phase, ctx) => concerned(ctx, pr as PackageRevision),
       forget: (pr, ctx) => {
