@@ -6,7 +6,13 @@ import { eventually } from "./wait";
 
 export interface PR {
   metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string };
-  spec: { packageName: string; workspaceName: string; lifecycle: string; repository: string };
+  spec: {
+    packageName: string;
+    workspaceName: string;
+    lifecycle: string;
+    repository: string;
+    source?: Record<string, unknown>;
+  };
   status?: {
     revision?: number;
     creationSource?: string;
@@ -74,7 +80,11 @@ export function setLifecycle(namespace: string, name: string, lifecycle: string)
   return kubectl(mergePatchArgs("packagerevision", name, namespace, { spec: { lifecycle } }));
 }
 
-/** Waits until the revision's files are rendered (Rendered=True for the current files). */
+/**
+ * Waits until the revision's files are rendered (Rendered=True for the current files) and, for
+ * a revision with a source, the source step has finished: it writes Rendered before the core
+ * status (creationSource, locks, Ready), so Rendered=True alone may come a moment earlier.
+ */
 export function rendered(namespace: string, name: string): Promise<PR> {
   return eventually(
     `${name} rendered`,
@@ -85,8 +95,10 @@ export function rendered(namespace: string, name: string): Promise<PR> {
         name,
         namespace,
       );
+      const sourceDone = !pr?.spec?.source || pr.status?.creationSource !== undefined;
       return condition(pr, "Rendered")?.status === "True" &&
-        pr?.status?.observedPrrResourceVersion === prr?.metadata.resourceVersion
+        pr?.status?.observedPrrResourceVersion === prr?.metadata.resourceVersion &&
+        sourceDone
         ? pr
         : undefined;
     },
