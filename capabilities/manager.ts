@@ -27,11 +27,19 @@ export const manager = new Manager<OperatorContext>(
 
 /** The kinds watched, with what is dropped from each object before it is held. */
 manager.kind<PackageRevision>("PackageRevision", { cache: operator.caches.revisions.cache });
+/**
+ * Of a PackageRevisionResources only its version matters here (whether the files changed; the
+ * revision's reconcile reads them, and the render status, from the API): the watch keeps no
+ * copy of every package's files or function results.
+ */
+export function slimResources(prr: PackageRevisionResources): void {
+  if (prr.spec) delete prr.spec.resources;
+  delete prr.status;
+}
+
 manager.kind<PackageRevisionResources>("PackageRevisionResources", {
   cache: operator.caches.resources,
-  // Only that the files changed matters here (the revision's reconcile reads them): the
-  // watch keeps no copy of every package's files.
-  slim: prr => void (prr.spec && delete prr.spec.resources),
+  slim: slimResources,
 });
 manager.kind<PackageVariant>("PackageVariant", { cache: operator.caches.variants });
 manager.kind<PackageVariantSet>("PackageVariantSet");

@@ -1,4 +1,5 @@
-import { Watches } from "../../../capabilities/manager";
+import { slimResources, Watches } from "../../../capabilities/manager";
+import type { PackageRevisionResources } from "../../../crd-types";
 import { PackageRevisionCapability } from "../../../capabilities/package-revision";
 import { PackageVariantCapability } from "../../../capabilities/package-variant";
 import { PackageVariantSetCapability } from "../../../capabilities/package-variant-set";
@@ -32,5 +33,22 @@ describe("the module's watches", () => {
       RepositoryCapability,
     ])
       expect(watchBindings(capability)).toEqual([]);
+  });
+});
+
+describe("the PackageRevisionResources the watch keeps", () => {
+  it("hold their version, not their files nor their render status", () => {
+    const prr = {
+      metadata: { name: "r", namespace: "ns", resourceVersion: "7" },
+      spec: { packageName: "app", resources: { Kptfile: "kind: Kptfile" } },
+      status: { renderStatus: { result: { items: [] } } },
+    } as PackageRevisionResources;
+
+    slimResources(prr);
+
+    expect(prr).toEqual({
+      metadata: { name: "r", namespace: "ns", resourceVersion: "7" },
+      spec: { packageName: "app" },
+    });
   });
 });
