@@ -16,7 +16,10 @@ jest.setTimeout(30_000);
 
 /** The subjects of the commits on `ref` of the local repository `url`, newest first. */
 function commitsOn(url: string, ref: string): string[] {
-  const out = execFileSync("git", ["log", "--format=%s", ref], { cwd: fileURLToPath(url) });
+  const out = execFileSync("git", ["log", "--format=%s", ref], {
+    cwd: fileURLToPath(url),
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   return out.toString().trim().split("\n");
 }
 
@@ -64,6 +67,28 @@ describe("a new draft", () => {
     const again = h.callsFrom();
     await reconcilePackageRevision(`${NS}/${pr.metadata?.name}`, h.ctx);
     expect(again().filter(c => !c.startsWith("get ") && !c.startsWith("list "))).toEqual([]);
+  });
+
+  it("waits for a render slot before it runs, writing nothing", async () => {
+    const pr = await cloneOfUpstream(h, {
+      Kptfile: labellingKptfile("base"),
+      "cm.yaml": configMap("a"),
+    });
+    expect(h.slots.take()).toBe(true);
+    const calls = h.callsFrom();
+
+    await expect(reconcilePackageRevision(`${NS}/${pr.metadata?.name}`, h.ctx)).resolves.toEqual({
+      requeueAfterMs: h.ctx.render.requeueDelayMs,
+    });
+
+    expect(calls().filter(c => !c.startsWith("get ") && !c.startsWith("list "))).toEqual([
+      `patch PackageRevision ${NS}/${pr.metadata?.name}`,
+    ]);
+    const repo = await current(h.cluster, RepositoryKind, {
+      metadata: { name: "repo", namespace: NS },
+    });
+    expect(() => commitsOn(repo.spec?.git?.repo ?? "", "refs/heads/drafts/app/v1")).toThrow();
+    expect(h.slots.taken).toBe(1);
   });
 
   it("keeps the source's files in git when the render fails, and says why", async () => {
