@@ -192,10 +192,10 @@ async function unpublishedInGit(pr: PackageRevision, store: ContentStore): Promi
 
 /**
  * Renders a Draft (or a Proposed revision, also one asked to be published and not published
- * yet) whose files changed since the last render (a user edit of its PackageRevisionResources, a
- * controller mutation; a new draft's source renders its own files). The rendered files go back to the
- * PackageRevisionResources with its resourceVersion as precondition (a newer edit wins and is
- * rendered next) and then to the draft branch. A failed render keeps the last good content in
+ * yet) whose files changed since the last render (a user edit of its PackageRevisionResources,
+ * a controller mutation; a new draft's source renders its own files). The rendered files go
+ * back to the PackageRevisionResources with its resourceVersion as precondition (a newer edit
+ * wins and is rendered next) and then to the draft branch. A failed render keeps the last good content in
  * git unless the revision asks for push-on-render-failure. Files git cannot take (unsafe names:
  * the webhook may have been down) stop at Rendered=False and Ready=False until they change.
  */

@@ -39,7 +39,7 @@ export const setController = manager.controller({
       kind: "PackageVariant",
       // At most one reconcile per window, longer for a larger set (lib/package-variant-set).
       delayMs: (pv, ctx) =>
-        variantEventDelayMs(ctx.caches.variants.by("set", setUidOf(pv as PackageVariant)).length),
+        variantEventDelayMs(ctx.caches.variants.count("set", setUidOf(pv as PackageVariant))),
       map: (pv, _phase, ctx) => {
         const key = ctx.caches.setIndex.keyOfUid(setUidOf(pv as PackageVariant));
         return key ? [key] : [];

@@ -89,6 +89,11 @@ export class WatchCache<T extends Cached> {
     return [...uids].map(uid => this.#byUid.get(uid)).filter((o): o is T => o !== undefined);
   }
 
+  /** How many objects `by(index, key)` would return, without building the list. */
+  count(index: string, key: string): number {
+    return this.#indexes.get(index)?.get(key)?.size ?? 0;
+  }
+
   get size(): number {
     return this.#byUid.size;
   }

@@ -50,6 +50,18 @@ describe("WatchCache", () => {
     expect(c.by("package", "ns/app")[0].metadata.managedFields).toBeUndefined();
   });
 
+  it("counts the objects of an index key as by() finds them", () => {
+    const c = cache();
+    c.upsert(obj("a", 1, "app", "pv"));
+    c.upsert(obj("b", 2, "app", "pv"));
+    expect(c.count("owner", "ns/pv")).toBe(2);
+    c.upsert(obj("b", 3, "app"));
+    expect(c.count("owner", "ns/pv")).toBe(c.by("owner", "ns/pv").length);
+    expect(c.count("owner", "ns/pv")).toBe(1);
+    expect(c.count("owner", "ns/none")).toBe(0);
+    expect(c.count("nonexistent", "ns/pv")).toBe(0);
+  });
+
   it("keeps the copy it holds when a LIST brings the same version again", () => {
     const c = cache();
     const watched = obj("a", 5);
