@@ -1,7 +1,15 @@
+import { cachedKind, withCachedReads } from "../lib/cluster/cached-reads";
 import type { Cluster } from "../lib/cluster/port";
-import type { PackageRevisionResources } from "../crd-types";
+import {
+  PackageRevisionKind,
+  PackageVariantKind,
+  PackageVariantSetKind,
+  RepositoryKind,
+  type PackageRevisionResources,
+  type PackageVariantSet,
+  type Repository,
+} from "../crd-types";
 import type { Slots } from "../lib/controller/concurrency";
-import { keyOf } from "../lib/controller/manager";
 import { WatchCache } from "../lib/controller/watch-cache";
 import type { FunctionRuntime } from "../lib/fn";
 import { MutationChecks, VariantIndex } from "../lib/package-variant";
@@ -38,6 +46,8 @@ export interface Caches {
   readonly mutationChecks: MutationChecks;
   /** PackageRevisionResources by name, without their files: which version each is at. */
   readonly resources: WatchCache<PackageRevisionResources>;
+  readonly sets: WatchCache<PackageVariantSet>;
+  readonly repositories: WatchCache<Repository>;
 }
 
 /** How drafts are rendered: the slots renders share, the wait when none is free, the runtime. */
@@ -55,7 +65,10 @@ export interface RenderSettings {
  * (test/support/operator-context.ts).
  */
 export interface OperatorContext {
+  /** Reads of the watched kinds come from their caches, writes go to the API (lib/cluster/cached-reads.ts). */
   readonly cluster: Cluster;
+  /** The API server itself, uncached: for a judgement that must not lag (admission). */
+  readonly api: Cluster;
   readonly caches: Caches;
   readonly stores: ContentStores;
   readonly discovery: Discovery;
@@ -76,18 +89,29 @@ export interface ContextParts {
 }
 
 export function createContext(parts: ContextParts): OperatorContext {
-  const { cluster, log } = parts;
+  const { log } = parts;
+  const caches: Caches = {
+    revisions: parts.revisions,
+    variants: parts.variants,
+    variantIndex: new VariantIndex(),
+    setIndex: new SetIndex(),
+    renderStatuses: new Map(),
+    mutationChecks: new MutationChecks(),
+    resources: new WatchCache<PackageRevisionResources>({}),
+    sets: new WatchCache<PackageVariantSet>({}),
+    repositories: new WatchCache<Repository>({}),
+  };
+  // The kinds whose caches hold whole objects: a reconcile reads them there (lib/cluster/cached-reads.ts).
+  const cluster = withCachedReads(parts.cluster, [
+    cachedKind(PackageRevisionKind, caches.revisions.cache),
+    cachedKind(PackageVariantKind, caches.variants),
+    cachedKind(PackageVariantSetKind, caches.sets),
+    cachedKind(RepositoryKind, caches.repositories),
+  ]);
   return {
     cluster,
-    caches: {
-      revisions: parts.revisions,
-      variants: parts.variants,
-      variantIndex: new VariantIndex(),
-      setIndex: new SetIndex(),
-      renderStatuses: new Map(),
-      mutationChecks: new MutationChecks(),
-      resources: new WatchCache<PackageRevisionResources>({ name: keyOf }),
-    },
+    api: parts.cluster,
+    caches,
     stores: new ContentStores(cluster, log, parts.gitCacheRoot),
     discovery: new Discovery(cluster),
     reviews: new AccessReviews(cluster),

@@ -42,8 +42,8 @@ manager.kind<PackageRevisionResources>("PackageRevisionResources", {
   slim: slimResources,
 });
 manager.kind<PackageVariant>("PackageVariant", { cache: operator.caches.variants });
-manager.kind<PackageVariantSet>("PackageVariantSet");
-manager.kind<Repository>("Repository");
+manager.kind<PackageVariantSet>("PackageVariantSet", { cache: operator.caches.sets });
+manager.kind<Repository>("Repository", { cache: operator.caches.repositories });
 
 /** The Pepr capability that holds the manager's watches: one binding per kind. */
 export const Watches = new Capability({

@@ -25,7 +25,7 @@ async function copySourceProblems(
 ): Promise<string[]> {
   const name = req.Raw.spec?.source?.copyFrom?.name;
   if (req.Request.operation !== "CREATE" || !name) return [];
-  const source = await ctx.cluster.get(PackageRevisionKind, {
+  const source = await ctx.api.get(PackageRevisionKind, {
     namespace: req.Raw.metadata?.namespace,
     name,
   });
@@ -76,7 +76,7 @@ async function ownerLifecycle(
   ctx: OperatorContext,
   prr: PackageRevisionResources,
 ): Promise<string | undefined> {
-  const pr = await ctx.cluster.get(PackageRevisionKind, refOf(prr));
+  const pr = await ctx.api.get(PackageRevisionKind, refOf(prr));
   return pr?.spec?.lifecycle;
 }
 

@@ -1,7 +1,7 @@
 import { PackageRevision, PackageRevisionKind, Repository, RepositoryKind } from "../../crd-types";
 import { ignoreNotFound } from "../../lib/cluster/errors";
 import { NamespaceKind } from "../../lib/cluster/kinds";
-import { refOf, type JsonPatchOperation } from "../../lib/cluster/port";
+import { onlyIfUnchanged, refOf, type JsonPatchOperation } from "../../lib/cluster/port";
 import { errorMessage } from "../../lib/errors";
 import { isGitStoreError } from "../../lib/git";
 import type { Lifecycle } from "../../lib/git/types";
@@ -75,14 +75,20 @@ async function ensureFinalizer(ctx: OperatorContext, pr: PackageRevision): Promi
       patch.push({ op: "add", path: "/metadata/ownerReferences", value: [...owners, owner] });
     }
   }
-  if (patch.length > 0) await ctx.cluster.patch(PackageRevisionKind, refOf(pr), { json: patch });
+  if (patch.length > 0)
+    await ctx.cluster.patch(PackageRevisionKind, refOf(pr), {
+      json: [...onlyIfUnchanged(pr), ...patch],
+    });
 }
 
 async function removeFinalizer(ctx: OperatorContext, pr: PackageRevision): Promise<void> {
   const finalizers = (pr.metadata?.finalizers ?? []).filter(f => f !== FINALIZER);
   await ctx.cluster
     .patch(PackageRevisionKind, refOf(pr), {
-      json: [{ op: "replace", path: "/metadata/finalizers", value: finalizers }],
+      json: [
+        ...onlyIfUnchanged(pr),
+        { op: "replace", path: "/metadata/finalizers", value: finalizers },
+      ],
     })
     .catch(ignoreNotFound);
 }

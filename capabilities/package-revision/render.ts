@@ -4,7 +4,6 @@ import {
   PackageRevisionResources,
   PackageRevisionResourcesKind,
 } from "../../crd-types";
-import { keyOf } from "../../lib/controller/manager";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { renderPackage } from "../../lib/fn";
 import type { ConditionInput } from "../../lib/kubernetes/conditions";
@@ -180,7 +179,7 @@ async function commitRendered(
  * cache before it enqueues the revision). Not in the cache (not delivered yet): ask the API.
  */
 function filesChanged(ctx: OperatorContext, pr: PackageRevision): boolean {
-  const cached = ctx.caches.resources.by("name", keyOf(pr))[0]?.metadata?.resourceVersion;
+  const cached = ctx.caches.resources.named(refOf(pr))?.metadata?.resourceVersion;
   return cached === undefined || cached !== pr.status?.observedPrrResourceVersion;
 }
 

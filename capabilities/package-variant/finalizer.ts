@@ -1,6 +1,6 @@
 import { PackageVariant, PackageVariantKind } from "../../crd-types";
 import { ignoreNotFound } from "../../lib/cluster/errors";
-import { refOf } from "../../lib/cluster/port";
+import { onlyIfUnchanged, refOf } from "../../lib/cluster/port";
 import { errorMessage } from "../../lib/errors";
 import { PACKAGE_VARIANT_FINALIZER, planDeletion } from "../../lib/package-variant";
 import type { OperatorContext } from "../context";
@@ -14,7 +14,10 @@ async function setFinalizers(
 ): Promise<void> {
   await ctx.cluster
     .patch(PackageVariantKind, refOf(pv), {
-      json: [{ op: "add", path: "/metadata/finalizers", value: finalizers }],
+      json: [
+        ...onlyIfUnchanged(pv),
+        { op: "add", path: "/metadata/finalizers", value: finalizers },
+      ],
     })
     .catch(ignoreNotFound);
 }

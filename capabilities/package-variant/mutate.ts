@@ -90,7 +90,7 @@ export async function checkMutations(
   const checks = ctx.caches.mutationChecks;
   const revision = keyOf(step.downstream);
   // The watch knows the files' version: unchanged since a check that found nothing, no read.
-  const watched = ctx.caches.resources.by("name", revision)[0]?.metadata?.resourceVersion;
+  const watched = ctx.caches.resources.named(refOf(step.downstream))?.metadata?.resourceVersion;
   if (checks.unchanged(revision, MutationChecks.stamp(pv, watched)))
     return { decision: decideMutations(step, false), injected: [] };
   const prr = await resourcesOf(ctx, step.downstream);

@@ -1,6 +1,6 @@
 import { PackageRevision, PackageRevisionKind, PackageVariant } from "../../crd-types";
 import { ignoreNotFound } from "../../lib/cluster/errors";
-import type { JsonPatchOperation } from "../../lib/cluster/port";
+import { onlyIfUnchanged, type JsonPatchOperation } from "../../lib/cluster/port";
 import { variantLabelValue, variantMarks, type RevisionChange } from "../../lib/package-variant";
 import type { OperatorContext } from "../context";
 import { PACKAGE_VARIANT_LABEL } from "../shared/revision-cache";
@@ -96,6 +96,8 @@ export async function applyChange(
   const ref = { namespace: change.revision.metadata?.namespace, name: change.name };
   if (change.action === "delete") return void (await ctx.cluster.delete(PackageRevisionKind, ref));
   const ops = patchOf(change, pv);
-  if (ops.length > 0)
-    await ctx.cluster.patch(PackageRevisionKind, ref, { json: ops }).catch(ignoreNotFound);
+  if (ops.length > 0) {
+    const json = [...onlyIfUnchanged(change.revision), ...ops];
+    await ctx.cluster.patch(PackageRevisionKind, ref, { json }).catch(ignoreNotFound);
+  }
 }

@@ -1,6 +1,6 @@
 import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import { ignoreNotFound } from "../../lib/cluster/errors";
-import { refOf, type JsonPatchOperation } from "../../lib/cluster/port";
+import { onlyIfUnchanged, refOf, type JsonPatchOperation } from "../../lib/cluster/port";
 import { mapLimit } from "../../lib/controller/concurrency";
 import { LATEST_REVISION_LABEL, latestRevisionLabels } from "../../lib/packages/latest-revision";
 import type { OperatorContext } from "../context";
@@ -27,7 +27,10 @@ export async function updateLatestLabels(
     if (!value || pr.metadata?.labels?.[LATEST_REVISION_LABEL] === value) return;
     const patch: JsonPatchOperation[] = pr.metadata?.labels
       ? [{ op: "add", path: `/metadata/labels/${LATEST_REVISION_LABEL.replace("/", "~1")}`, value }]
-      : [{ op: "add", path: "/metadata/labels", value: { [LATEST_REVISION_LABEL]: value } }];
+      : [
+          ...onlyIfUnchanged(pr),
+          { op: "add", path: "/metadata/labels", value: { [LATEST_REVISION_LABEL]: value } },
+        ];
     await ctx.cluster.patch(PackageRevisionKind, refOf(pr), { json: patch }).catch(ignoreNotFound);
   });
 }

@@ -8,9 +8,8 @@ export { PACKAGE_VARIANT_LABEL };
 
 const packageKey = (namespace = "", repo = "", pkg = "") => `${namespace}/${repo}/${pkg}`;
 
-/** How the PackageRevision cache is indexed: by name, by package, by owning PackageVariant. */
+/** How the PackageRevision cache is indexed (beside by name): by package, by owning PackageVariant. */
 export const revisionIndexers: Indexers<PackageRevision> = {
-  name: pr => `${pr.metadata?.namespace ?? ""}/${pr.metadata?.name ?? ""}`,
   package: pr => packageKey(pr.metadata?.namespace, pr.spec?.repository, pr.spec?.packageName),
   owner: pr => {
     const owner = pr.metadata?.labels?.[PACKAGE_VARIANT_LABEL];
@@ -47,6 +46,6 @@ export class RevisionCache {
 
   /** One revision by name, as the cache holds it (undefined when it does not). */
   named(namespace: string, name: string): PackageRevision | undefined {
-    return this.cache.by("name", `${namespace}/${name}`)[0];
+    return this.cache.named({ namespace, name });
   }
 }

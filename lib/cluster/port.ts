@@ -93,7 +93,10 @@ export interface ApiResource {
 }
 
 export interface Cluster {
-  /** The object, or undefined when the API says 404. */
+  /**
+   * The object, or undefined when the API says 404. A controller's context answers it from the
+   * watch's cache for the kinds watched (./cached-reads.ts): it may lag by an event.
+   */
   get<T extends KubeObject>(kind: ResourceKind<T>, ref: ObjectRef): Promise<T | undefined>;
   /** Every object matching, across pages. */
   list<T extends KubeObject>(kind: ResourceKind<T>, options?: ListOptions): Promise<T[]>;
@@ -131,6 +134,17 @@ export interface Cluster {
 
 export const apiVersionOf = (kind: Pick<ResourceKind, "group" | "version">): string =>
   kind.group ? `${kind.group}/${kind.version}` : kind.version;
+
+/**
+ * The first operation of a JSON patch that writes a list or map computed from `obj` as read
+ * (finalizers, ownerReferences, labels): the patch then applies to that version only and any
+ * other gets 409 Conflict, so it never drops what another writer added since the read (a read
+ * may come from a watch's cache). The queue retries the conflict with a newer read.
+ */
+export const onlyIfUnchanged = (obj: KubeObject): JsonPatchOperation[] =>
+  obj.metadata?.resourceVersion
+    ? [{ op: "replace", path: "/metadata/resourceVersion", value: obj.metadata.resourceVersion }]
+    : [];
 
 /** Where an object is: its namespace and name. */
 export const refOf = (obj: KubeObject): ObjectRef => ({

@@ -1,6 +1,7 @@
 interface Cached {
   metadata?: {
     uid?: string;
+    name?: string;
     namespace?: string;
     resourceVersion?: string;
     managedFields?: unknown;
@@ -25,6 +26,10 @@ const TOMBSTONE_MS = 10 * 60_000;
  */
 export class WatchCache<T extends Cached> {
   readonly #byUid = new Map<string, T>();
+  /** "namespace/name" → uid. */
+  readonly #byName = new Map<string, string>();
+  /** Copies that came from this process's own writes (`refresh`), not from the watch. */
+  readonly #written = new WeakSet<T>();
   readonly #indexes = new Map<string, Map<string, Set<string>>>();
   /** Recently deleted uids (→ when): a LIST that raced a deletion must not revive them. */
   readonly #deleted = new Map<string, number>();
@@ -37,19 +42,43 @@ export class WatchCache<T extends Cached> {
   /**
    * From a watch event or a LIST; a copy older (by resourceVersion) than the one held is
    * ignored, and so is a copy of the same version: the one held is usually the watch's, which
-   * the watch keeps anyway, and a LIST's copy beside it would hold every object twice.
+   * the watch keeps anyway, and a LIST's copy beside it would hold every object twice. (A copy
+   * from `refresh` is replaced by the watch's of the same version, for the same reason.)
    */
   upsert(obj: T): void {
     const uid = obj.metadata?.uid;
     if (!uid || this.#deleted.has(uid)) return;
     const held = this.#byUid.get(uid);
-    if (held && (isOlder(obj, held) || sameVersion(obj, held))) return;
+    const keep =
+      held && (isOlder(obj, held) || (sameVersion(obj, held) && !this.#written.has(held)));
+    if (keep) return;
     if (held) this.#index(uid, held, drop);
     // managedFields are most of an object's size and nothing a reconcile reads. Dropped in
     // place, not copied: the watch that delivered the object keeps it too (see Manager).
     if (obj.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
     this.#byUid.set(uid, obj);
+    this.#byName.set(nameOf(obj), uid);
     this.#index(uid, obj, add);
+  }
+
+  /**
+   * The answer to this process's own write: held instead of the copy there when newer, so a
+   * reconcile that reads the cache next sees what it wrote even before the watch says so.
+   * Never adds an object the watch has not delivered (or has deleted): a write's answer alone
+   * must not keep an object here that no event would ever update or remove.
+   */
+  refresh(obj: T): void {
+    const uid = obj.metadata?.uid;
+    const held = uid === undefined ? undefined : this.#byUid.get(uid);
+    if (!held) return;
+    this.upsert(obj);
+    if (this.#byUid.get(uid!) === obj) this.#written.add(obj);
+  }
+
+  /** The object held under this namespace and name. */
+  named(ref: { namespace?: string; name: string }): T | undefined {
+    const uid = this.#byName.get(`${ref.namespace ?? ""}/${ref.name}`);
+    return uid === undefined ? undefined : this.#byUid.get(uid);
   }
 
   remove(obj: T): void {
@@ -65,6 +94,8 @@ export class WatchCache<T extends Cached> {
     const held = this.#byUid.get(uid);
     if (held) this.#index(uid, held, drop);
     this.#byUid.delete(uid);
+    const name = nameOf(obj);
+    if (this.#byName.get(name) === uid) this.#byName.delete(name);
   }
 
   /** Fills `namespace` from one `list` (concurrent callers share it); a failure is retried next call. */
@@ -105,6 +136,8 @@ export class WatchCache<T extends Cached> {
     }
   }
 }
+
+const nameOf = (obj: Cached) => `${obj.metadata?.namespace ?? ""}/${obj.metadata?.name ?? ""}`;
 
 function sameVersion(obj: Cached, held: Cached): boolean {
   const version = obj.metadata?.resourceVersion;

@@ -35,6 +35,67 @@ const cache = () =>
 const names = (list: Obj[]) => list.map(o => o.metadata.name).sort();
 
 describe("WatchCache", () => {
+  it("finds an object by namespace and name, and forgets the name when it is deleted", () => {
+    const c = cache();
+    c.upsert(obj("a", 1));
+    expect(c.named({ namespace: "ns", name: "app.a" })?.metadata.uid).toBe("a");
+    expect(c.named({ namespace: "other", name: "app.a" })).toBeUndefined();
+    c.remove(obj("a", 2));
+    expect(c.named({ namespace: "ns", name: "app.a" })).toBeUndefined();
+  });
+
+  it("a name deleted and made again finds the new object, whatever order the two arrive in", () => {
+    const c = cache();
+    const old = obj("a", 1);
+    const again = { ...obj("b", 3), metadata: { ...obj("b", 3).metadata, name: "app.a" } };
+    c.upsert(old);
+    c.upsert(again);
+    c.remove(old);
+    expect(c.named({ namespace: "ns", name: "app.a" })?.metadata.uid).toBe("b");
+  });
+
+  describe("refresh (this process's own write)", () => {
+    it("holds a newer answer in place of the watch's copy", () => {
+      const c = cache();
+      c.upsert(obj("a", 1));
+      c.refresh({ ...obj("a", 5), spec: { pkg: "moved" } });
+      expect(c.named({ namespace: "ns", name: "app.a" })?.metadata.resourceVersion).toBe("5");
+      expect(names(c.by("package", "ns/moved"))).toEqual(["app.a"]);
+      // The watch's events from before the write arrive late: they do not undo it.
+      c.upsert(obj("a", 3));
+      expect(c.named({ namespace: "ns", name: "app.a" })?.metadata.resourceVersion).toBe("5");
+    });
+
+    it("gives way to the watch's copy of the same version, so one copy is held", () => {
+      const c = cache();
+      c.upsert(obj("a", 1));
+      c.refresh(obj("a", 5));
+      const delivered = obj("a", 5);
+      c.upsert(delivered);
+      expect(c.named({ namespace: "ns", name: "app.a" })).toBe(delivered);
+      // A LIST's copy of that version does not replace the watch's.
+      c.upsert(obj("a", 5));
+      expect(c.named({ namespace: "ns", name: "app.a" })).toBe(delivered);
+    });
+
+    it("never adds an object the watch has not delivered, or has deleted", () => {
+      const c = cache();
+      c.refresh(obj("a", 5));
+      expect(c.size).toBe(0);
+      c.upsert(obj("b", 1));
+      c.remove(obj("b", 2));
+      c.refresh(obj("b", 6));
+      expect(c.size).toBe(0);
+    });
+
+    it("ignores an answer older than the copy held", () => {
+      const c = cache();
+      c.upsert(obj("a", 7));
+      c.refresh(obj("a", 5));
+      expect(c.named({ namespace: "ns", name: "app.a" })?.metadata.resourceVersion).toBe("7");
+    });
+  });
+
   it("finds objects by each index and follows their updates", () => {
     const c = cache();
     c.upsert(obj("a", 1));

@@ -1,0 +1,72 @@
+import { reconcilePackageVariant } from "../../../capabilities/package-variant/reconcile";
+import { PackageVariant, PackageVariantKind } from "../../../crd-types";
+import { testOperator, type TestOperator } from "../../support/operator-context";
+import { current, NS, seed } from "./fixtures";
+
+/**
+ * A reconcile reads the object it reconciles from the watch's cache, not from the API server,
+ * and a reconcile that runs again before the watch delivers its own write sees that write: it
+ * does not write the same status twice from an older copy.
+ */
+describe("a reconcile reads its object from the watch's cache", () => {
+  let h: TestOperator;
+  beforeEach(async () => (h = await testOperator()));
+  afterEach(() => h.close());
+
+  it("reads no PackageVariant from the API, and finds its own status write there next time", async () => {
+    const pv = await seed(h.cluster, PackageVariantKind, {
+      metadata: { name: "pv", namespace: NS },
+      spec: {
+        upstream: { repo: "blueprints", package: "app", revision: "1" },
+        downstream: { repo: "edge", package: "app" },
+      },
+    } as PackageVariant);
+    // What the watch delivered; it delivers nothing more during the test.
+    h.ctx.caches.variants.upsert(JSON.parse(JSON.stringify(pv)) as PackageVariant);
+    const calls = h.callsFrom();
+
+    await reconcilePackageVariant(`${NS}/pv`, h.ctx);
+    const written = calls().filter(c => c.startsWith("patch PackageVariant"));
+    expect(written).toEqual(["patch PackageVariant ns/pv", "patch PackageVariant ns/pv (status)"]);
+
+    await reconcilePackageVariant(`${NS}/pv`, h.ctx);
+
+    const all = calls();
+    expect(all.filter(c => c.startsWith("get PackageVariant "))).toEqual([]);
+    expect(all.filter(c => c.startsWith("patch PackageVariant"))).toEqual(written);
+    const status = (await current(h.cluster, PackageVariantKind, pv)).status;
+    expect(status?.conditions?.map(c => c.type)).toEqual(["Ready", "Stalled"]);
+  });
+
+  it("a finalizer written from an older copy fails with Conflict instead of dropping another's", async () => {
+    const pv = await seed(h.cluster, PackageVariantKind, {
+      metadata: { name: "pv", namespace: NS },
+      spec: {
+        upstream: { repo: "blueprints", package: "app" },
+        downstream: { repo: "edge", package: "app" },
+      },
+    } as PackageVariant);
+    h.ctx.caches.variants.upsert(JSON.parse(JSON.stringify(pv)) as PackageVariant);
+    // Another writer adds its finalizer; the watch has not delivered that yet.
+    await h.cluster.patch(
+      PackageVariantKind,
+      { namespace: NS, name: "pv" },
+      {
+        merge: { metadata: { finalizers: ["example.com/keep"] } },
+      },
+    );
+
+    await expect(reconcilePackageVariant(`${NS}/pv`, h.ctx)).rejects.toMatchObject({ status: 409 });
+    expect((await current(h.cluster, PackageVariantKind, pv)).metadata?.finalizers).toEqual([
+      "example.com/keep",
+    ]);
+
+    // The watch catches up; the retry keeps both.
+    h.ctx.caches.variants.upsert(await current(h.cluster, PackageVariantKind, pv));
+    await reconcilePackageVariant(`${NS}/pv`, h.ctx);
+    expect((await current(h.cluster, PackageVariantKind, pv)).metadata?.finalizers).toEqual([
+      "example.com/keep",
+      "config.porch.kpt.dev/packagevariants",
+    ]);
+  });
+});
