@@ -33,9 +33,9 @@ const escapeKey = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 
 /**
  * Finalizer, Repository UID annotation and ownerReference, in one patch, on first sight
- * (seed 002). The ownerReference lets a deleted Repository cascade to its package revisions;
- * the annotation records which registration of that name the revision belongs to, and an
- * ownerReference is only ever added for that one.
+ * (docs/package-revisions.md, “Finalizer and owner reference”). The ownerReference lets a deleted
+ * Repository cascade to its package revisions; the annotation records which registration of that
+ * name the revision belongs to, and an ownerReference is only ever added for that one.
  */
 async function ensureFinalizer(ctx: OperatorContext, pr: PackageRevision): Promise<void> {
   const patch: JsonPatchOperation[] = [];
@@ -124,12 +124,12 @@ async function deletionFacts(
 }
 
 /**
- * Deletion (seed 002, within lib/packages/deletion): git content is deleted only for a
- * revision whose own Repository registration created or mirrored it; a namespace or Repository
- * being deleted, a Repository re-created under the name, or a revision that never backed
- * content lets the object go and leaves git alone. A Published revision waits until it is
- * moved to DeletionProposed. Returns true when the object is being deleted (the other steps
- * then have nothing to do).
+ * Deletion (docs/package-revisions.md, “Deletion”; lib/packages/deletion): git content is deleted
+ * only for a revision whose own Repository registration created or mirrored it; a namespace or
+ * Repository being deleted, a Repository re-created under the name, or a revision that never backed
+ * content lets the object go and leaves git alone. A Published revision waits until it is moved to
+ * DeletionProposed. Returns true when the object is being deleted (the other steps then have
+ * nothing to do).
  */
 export async function reconcileFinalizer(
   ctx: OperatorContext,

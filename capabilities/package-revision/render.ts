@@ -203,7 +203,8 @@ export async function reconcileRender(
   pr: PackageRevision,
   store: ContentStore,
 ): Promise<ReconcileResult | void> {
-  // Drafts, and proposals a PackageVariant updates in place (seed 003), are rendered.
+  // Drafts, and proposals a PackageVariant updates in place (docs/package-variants.md,
+  // “State machine”), are rendered.
   const lifecycle = pr.spec?.lifecycle;
   const publishing = lifecycle === "Published" && (pr.status?.revision ?? 0) === 0;
   if (lifecycle !== "Draft" && lifecycle !== "Proposed" && !publishing) return;

@@ -55,7 +55,7 @@ async function fromGitUrl(
   }
 }
 
-/** What a source produces: the package's files (seed 002 "Source Execution"). */
+/** What a source produces: the package's files (docs/package-revisions.md, “Source”). */
 async function executeSource(
   ctx: OperatorContext,
   pr: PackageRevision,
@@ -117,7 +117,10 @@ async function executeSource(
   throw new SourceError("spec.source sets none of init, cloneFrom, copyFrom, upgrade");
 }
 
-/** Seed 002 "Beyond kpt": every field both sides changed is listed, though upstream won. */
+/**
+ * Every field both sides changed is listed, though upstream won (docs/package-revisions.md,
+ * “Upgrade conflicts”).
+ */
 function upgradeCondition(conflicts: MergeConflict[] | undefined): ConditionInput[] {
   if (conflicts === undefined) return [];
   if (conflicts.length === 0) {

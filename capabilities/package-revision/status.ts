@@ -4,8 +4,9 @@ import { FIELD_MANAGERS } from "../../lib/packages/field-managers";
 import type { OperatorContext } from "../context";
 
 /**
- * Seed 002's three status field managers. Each apply states every field its manager owns, so
- * a write by one never clears the fields of another (a lifecycle write keeps render state).
+ * The three status field managers (docs/package-revisions.md, “Status field managers”). Each
+ * apply states every field its manager owns, so a write by one never clears the fields of
+ * another (a lifecycle write keeps render state).
  */
 export const MANAGER = FIELD_MANAGERS;
 

@@ -14,7 +14,10 @@ import { readableKindPolicy } from "../shared/readable-kinds";
 import { emptyOutcome, SetOutcome, stall } from "./status";
 import { unrollTargets } from "./targets";
 
-/** Seed 000 "Find Upstream PR": the upstream package's revisions, from the watch's cache. */
+/**
+ * The set's upstream revision, among its package's revisions in the watch's cache
+ * (docs/package-variant-sets.md, “Reconcile”).
+ */
 async function findUpstream(
   ctx: OperatorContext,
   set: PackageVariantSet,
@@ -77,9 +80,9 @@ export interface DesiredSet {
 }
 
 /**
- * Everything a set wants, read from the cluster and computed, with nothing written: seed 000's
- * validation, upstream lookup, target unrolling and template evaluation. The controller acts on
- * it; `npm run preview` prints it.
+ * Everything a set wants, read from the cluster and computed, with nothing written: validation,
+ * upstream lookup, target unrolling and template evaluation (docs/package-variant-sets.md,
+ * “Reconcile”). The controller acts on it; `npm run preview` prints it.
  */
 export async function computeDesiredSet(
   ctx: OperatorContext,

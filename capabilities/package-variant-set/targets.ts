@@ -13,13 +13,19 @@ const REPOSITORY_API_VERSION = "config.porch.kpt.dev/v1alpha1";
 
 export interface UnrolledTargets {
   contexts: TargetContext[];
-  /** Targets whose kind the API does not serve: seed 000's NoMatchingTargets. */
+  /**
+   * Targets whose kind the API does not serve: Stalled, reason NoMatchingTargets
+   * (docs/package-variant-sets.md, “Targets”).
+   */
   noMatch: string[];
   /** Selector targets that selected no object: said per target, not an error. */
   empty: string[];
 }
 
-/** A repository selector is an object selector over Repository objects (seed 000). */
+/**
+ * A repository selector is an object selector over Repository objects
+ * (docs/package-variant-sets.md, “Targets”).
+ */
 function objectSelectorOf(target: SetTarget) {
   if (target.repositorySelector) {
     return {
@@ -66,9 +72,9 @@ async function unrollSelector(
 }
 
 /**
- * Seed 000's target unrolling. A target whose kind is not served is reported, not fatal, so
- * the other targets still reconcile; any other lookup failure throws (the reconcile retries
- * and, meanwhile, nothing is deleted).
+ * Target unrolling (docs/package-variant-sets.md, “Targets”). A target whose kind is not
+ * served is reported, not fatal, so the other targets still reconcile; any other lookup
+ * failure throws (the reconcile retries and, meanwhile, nothing is deleted).
  */
 export async function unrollTargets(
   ctx: OperatorContext,

@@ -78,9 +78,10 @@ async function mutated(ctx: OperatorContext, pv: PackageVariant, files: Record<s
 }
 
 /**
- * MUTATIONS_CHANGED or UP_TO_DATE (seed 003): the package context, the prepended functions and
- * the injected configuration, applied to the downstream's files. A Draft or Proposed downstream
- * is updated in place; a published one gets an edit draft (mutated once its source ran).
+ * MUTATIONS_CHANGED or UP_TO_DATE (docs/package-variants.md, “State machine”): the package
+ * context, the prepended functions and the injected configuration, applied to the downstream's
+ * files. A Draft or Proposed downstream is updated in place; a published one gets an edit
+ * draft (mutated once its source ran).
  */
 export async function checkMutations(
   ctx: OperatorContext,

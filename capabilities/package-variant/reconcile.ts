@@ -97,9 +97,10 @@ async function runStep(
 }
 
 /**
- * One PackageVariant, level-triggered (seed 003): finalizer and deletion policy, validation,
- * upstream selection, then the state machine's changes and steps, then the status. Transient
- * failures are thrown after the status is written, so the queue retries with backoff.
+ * One PackageVariant, level-triggered (docs/package-variants.md, “Reconcile”): finalizer and
+ * deletion policy, validation, upstream selection, then the state machine's changes and steps,
+ * then the status. Transient failures are thrown after the status is written, so the queue
+ * retries with backoff.
  */
 export async function reconcilePackageVariant(key: string, ctx: OperatorContext): Promise<void> {
   const variants = ctx.caches.variantIndex;

@@ -5,7 +5,10 @@ import { pathSegmentNameProblem } from "../../lib/validation";
 /** Where a kind is served: what a list or a watch needs and a label selector alone lacks. */
 export type ResourceType = ResourceKind;
 
-/** The API serves no such kind (a CRD not installed yet): seed 000's NoMatchError. */
+/**
+ * The API serves no such kind (a CRD not installed yet): a set reports NoMatchingTargets
+ * (docs/package-variant-sets.md, “Targets”).
+ */
 export class NoMatchError extends Error {}
 
 /**

@@ -7,7 +7,10 @@ import type { OperatorContext } from "../context";
 
 const CONCURRENCY = 8;
 
-/** Keeps one "true" latest-revision label per package (seed 002). */
+/**
+ * Keeps one "true" latest-revision label per package (docs/package-revisions.md,
+ * “Latest-revision label”).
+ */
 export async function updateLatestLabels(
   ctx: OperatorContext,
   revisions: PackageRevision[],

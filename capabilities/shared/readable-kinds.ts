@@ -21,7 +21,8 @@ export const readableKinds = parseReadableKinds(
 
 /**
  * The allow-list with the kinds discovery serves as cluster-scoped (discovery is cached). A
- * kind discovery does not serve yet is left to the caller (seed 000's NoMatchError).
+ * kind discovery does not serve yet is left to the caller (NoMatchError: see
+ * docs/package-variant-sets.md, “Targets”).
  */
 export async function readableKindPolicy(ctx: OperatorContext): Promise<ReadableKindPolicy> {
   const clusterScoped = new Set<string>();

@@ -1,6 +1,6 @@
 // The `app` blueprint: a web Deployment and its Service, configured from an `endpoints`
-// ConfigMap that a PackageVariant may replace by config injection (seed 001 "Configuration
-// injection details"; examples/packagevariant/injection.yaml injects `useast1-endpoints`).
+// ConfigMap that a PackageVariant may replace by config injection (docs/package-variants.md,
+// “Configuration injection”; examples/packagevariant/injection.yaml injects `useast1-endpoints`).
 // The pipeline copies the endpoints into the container's environment, so an injected value
 // shows up in the Deployment after rendering.
 

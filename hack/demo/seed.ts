@@ -1,7 +1,7 @@
-// The repositories the seed 001 PackageVariantSet examples name, so each example in
+// The repositories the PackageVariantSet examples name, so each example in
 // examples/packagevariantset/seed-*.yaml works as written on `npm start`: the upstreams
 // platform-catalog (base-ns) and example-repo (foo), and the deployment repositories
-// cluster-01..04 labelled as in the seed's table.
+// cluster-01..04 labelled as in docs/package-variant-sets.md, “Worked examples”.
 import type { GitServer } from "../git-server";
 import { DEMO_BLUEPRINTS } from "./packages";
 import {
@@ -12,7 +12,7 @@ import {
   RepositoryManifest,
 } from "./repositories";
 
-/** The seed's repository table (seed 001 "PackageVariantSet API"). */
+/** The repository table of docs/package-variant-sets.md, “Worked examples”. */
 export const SEED_CLUSTERS: Readonly<Record<string, Record<string, string>>> = {
   "cluster-01": { region: "useast1", env: "prod", org: "hr" },
   "cluster-02": { region: "uswest1", env: "prod", org: "finance" },

@@ -2,7 +2,8 @@ import { Environment } from "@marcbachmann/cel-js";
 import { withRegexFunctions } from "./program";
 
 /**
- * The CEL environment of PackageVariantSet templates (seed 000 "CEL Environment").
+ * The CEL environment of PackageVariantSet templates (docs/package-variant-sets.md,
+ * “Variables”).
  * Objects are exposed as their name, namespace, labels and annotations only, so a template
  * can never read a spec or a status (or a Secret's data) from the cluster.
  */

@@ -1,4 +1,5 @@
-// Framework-free git content store (seed 002 "CRD as Intent, Git as Content", "Shared Cache").
+// Framework-free git content store (docs/package-revisions.md, “CRD as intent, git as content”
+// and “Content store”).
 export * from "./types";
 export {
   GitStoreError,

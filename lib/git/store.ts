@@ -1,5 +1,6 @@
-// The git content store: seed 002's shared-cache operations for one repository, backed by a bare
-// cache clone and either git client. CRD is intent, git is content; this is the content side.
+// The git content store: the shared-cache operations for one repository
+// (docs/package-revisions.md, “Content store”), backed by a bare cache clone and either git
+// client. CRD is intent, git is content; this is the content side.
 import { RepoContext, normalizeConfig } from "./context";
 import { createDraftFromExisting, createNewDraft } from "./draft";
 import { GitStoreError } from "./errors";

@@ -1,6 +1,6 @@
 // Public types of the git content store: Git is the source of truth for what a package contains
-// (seed 002 "CRD as Intent, Git as Content"); these types are what the Repository and
-// PackageRevision capabilities see of it.
+// (docs/package-revisions.md, “CRD as intent, git as content”); these types are what the Repository
+// and PackageRevision capabilities see of it.
 
 import type { GitNetwork } from "./network";
 import type { UpstreamLock } from "../kpt/types";
@@ -115,7 +115,10 @@ export interface PackageDraft {
   closeDraft(): Promise<PackageRevisionInfo>;
 }
 
-/** The six operations of seed 002's shared cache, plus listing, for one repository. */
+/**
+ * The six operations of Porch's shared cache, plus listing, for one repository
+ * (docs/package-revisions.md, “Content store”).
+ */
 export interface ContentStore {
   readonly config: Readonly<RepositoryConfig>;
   readonly clientKind: GitClientKind;

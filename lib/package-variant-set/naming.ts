@@ -3,7 +3,10 @@ import { createHash } from "node:crypto";
 const MAX_NAME = 63;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
-/** Seed 000: `<set>-<downstream repo>-<downstream package>`, stable across reconciles. */
+/**
+ * `<set>-<downstream repo>-<downstream package>`, stable across reconciles
+ * (docs/package-variant-sets.md, “Naming”).
+ */
 export function packageVariantIdentifier(setName: string, repo: string, pkg: string): string {
   return `${setName}-${repo}-${pkg}`;
 }

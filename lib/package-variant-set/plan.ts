@@ -39,11 +39,12 @@ export function desiredVariant(setName: string, rendered: PackageVariantSpec): D
 }
 
 /**
- * Seed 000's set-based reconciliation: existing PackageVariants (found by the set's label) are
- * matched to desired ones by identifier, recomputed from their spec. Only existing gives delete,
- * both gives update (when the spec differs), only desired gives create. `mayDelete` is false
- * when the desired set is incomplete (a lookup or a template failed): then nothing is deleted,
- * because a target we could not compute is not a target that went away.
+ * Set-based reconciliation (docs/package-variant-sets.md, “Set reconciliation”): existing
+ * PackageVariants (found by the set's label) are matched to desired ones by identifier, recomputed
+ * from their spec. Only existing gives delete, both gives update (when the spec differs), only
+ * desired gives create. `mayDelete` is false when the desired set is incomplete (a lookup or a
+ * template failed): then nothing is deleted, because a target we could not compute is not a target
+ * that went away.
  */
 export function planSet(
   setName: string,

@@ -54,7 +54,10 @@ function evaluator(
 
 type Evaluate = ReturnType<typeof evaluator>;
 
-/** Seed 000: a field's expression, when given, wins over its static value; else `fallback`. */
+/**
+ * A field's expression, when given, wins over its static value; else `fallback`
+ * (docs/package-variant-sets.md, “Static values and expressions”).
+ */
 function exprOr(
   evaluate: Evaluate,
   expr: string | undefined,
@@ -65,7 +68,10 @@ function exprOr(
   return expr !== undefined ? evaluate(expr, field) : (value ?? fallback);
 }
 
-/** Static entries first, then each MapExpr overlaid; an empty result is omitted (seed 000). */
+/**
+ * Static entries first, then each MapExpr overlaid; an empty result is omitted
+ * (docs/package-variant-sets.md, “Static values and expressions”).
+ */
 function overlay(
   statics: Record<string, string> | undefined,
   exprs: MapExpr[] | undefined,
@@ -101,9 +107,10 @@ function renderFunctions(
 }
 
 /**
- * Turns one target context into a PackageVariant spec, in seed 000's evaluation order: the
- * base inputs, downstream.repoExpr, then the downstream Repository is loaded (a missing one fails
- * the target) and every other expression is evaluated. Static values first; expression results override them.
+ * Turns one target context into a PackageVariant spec (docs/package-variant-sets.md,
+ * “Evaluation order”): the base inputs, downstream.repoExpr, then the downstream Repository is
+ * loaded (a missing one fails the target) and every other expression is evaluated. Static
+ * values first; expression results override them.
  */
 export function renderPackageVariantSpec(
   ctx: TargetContext,

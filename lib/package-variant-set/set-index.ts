@@ -16,7 +16,8 @@ export const kindKey = (apiVersion: string, kind: string): string => `${apiVersi
 
 /**
  * Which PackageVariantSets an event concerns, so a change reconciles only those sets instead
- * of every set in the namespace (seed 000 maps every event to every set).
+ * of every set in the namespace (the reference maps every event to every set; see
+ * docs/api-usage.md, “Event mapping”).
  */
 export class SetIndex {
   readonly #entries = new Map<string, Entry>();

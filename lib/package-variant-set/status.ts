@@ -8,7 +8,10 @@ const VARIANT_PENDING_REASON = "Pending";
 
 /** What one reconcile found out; turned into conditions, targets and counts at the end. */
 export interface SetOutcome {
-  /** Set when the set cannot make progress without a change by the user (seed 000 reasons). */
+  /**
+   * Set when the set cannot make progress without a change by the user (reasons:
+   * docs/package-variant-sets.md, “Conditions”).
+   */
   stalled?: { reason: string; message: string };
   /** Set when some work failed that a retry may fix. */
   error?: string;

@@ -4,7 +4,10 @@ import type { PackageVariantTemplate } from "../validation/template";
 
 export type SetTarget = NonNullable<PackageVariantSetSpec["targets"]>[number];
 
-/** Seed 000's pvContext: one future PackageVariant, before its template is evaluated. */
+/**
+ * One future PackageVariant, before its template is evaluated (docs/package-variant-sets.md,
+ * “Targets”).
+ */
 export interface TargetContext {
   /** Index in spec.targets: error messages point there. */
   targetIndex: number;

@@ -1,5 +1,5 @@
-// The porch.kpt.dev/v1alpha2 PackageRevision drafts a PackageVariant creates (seed 003 "Draft
-// Creation Flows"), as plain objects ready to POST.
+// The porch.kpt.dev/v1alpha2 PackageRevision drafts a PackageVariant creates
+// (docs/package-variants.md, “Drafts”), as plain objects ready to POST.
 import type { PackageRevision, PackageRevisionSpec, PackageVariant } from "../../crd-types";
 import { packageVariantOwnerReference } from "./ownership";
 import { packageRevisionObjectName } from "./workspace";

@@ -1,4 +1,4 @@
-// Delete-or-orphan of owned PackageRevisions (seed 003 "Deletion Flow"): when the
+// Delete-or-orphan of owned PackageRevisions (docs/package-variants.md, “Deletion”): when the
 // PackageVariant is deleted, and for owned revisions that no longer match spec.downstream.
 import type { PackageRevision, PackageVariant } from "../../crd-types";
 import {

@@ -1,5 +1,5 @@
-// Which PackageRevisions are this PackageVariant's downstream (seed 003 "Adoption Flow" and the
-// reference's downstream discovery), with the adoption and stale-cleanup changes on the way.
+// Which PackageRevisions are this PackageVariant's downstream (docs/package-variants.md, “State
+// machine” and “Adoption”), with the adoption and stale-cleanup changes on the way.
 import type { PackageRevision, PackageVariant } from "../../crd-types";
 import { isPublished } from "../git/types";
 import { updateChange, type RevisionChange } from "./changes";

@@ -1,4 +1,4 @@
-// Public API of the framework-free PackageVariant logic (seeds 001 and 003). The capability
+// Public API of the framework-free PackageVariant logic (docs/package-variants.md). The capability
 // fetches and writes; everything here is pure.
 export { MutationError } from "./errors";
 export { MutationChecks } from "./mutation-checks";

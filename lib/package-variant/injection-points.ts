@@ -1,5 +1,6 @@
-// Configuration injection, phase 1 (seed 001 "Configuration injection details"): the package's
-// injection points and, given the injectors, which in-cluster objects the caller must fetch.
+// Configuration injection, phase 1 (docs/package-variants.md, “Configuration injection”): the
+// package's injection points and, given the injectors, which in-cluster objects the caller must
+// fetch.
 import type { PackageVariantSpec } from "../../crd-types";
 import {
   apiGroup,

@@ -1,5 +1,6 @@
-// The three PackageVariant mutations in seed 001's order (package context, Kptfile pipeline,
-// config injection) and whether they changed the package, so the caller writes only real changes.
+// The three PackageVariant mutations in their order (package context, Kptfile pipeline, config
+// injection: docs/package-variants.md, “Mutations”) and whether they changed the package, so
+// the caller writes only real changes.
 import type { PackageVariant } from "../../crd-types";
 import { isKrmPath, parseYamlFile } from "../krm/documents";
 import { plain, sameValue } from "../krm/nodes";

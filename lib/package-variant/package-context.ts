@@ -1,6 +1,6 @@
-// spec.packageContext applied to the package context ConfigMap (seed 001 "Package context
-// injection"): set `data` entries, then delete `removeKeys`. Keys added earlier stay unless
-// listed in removeKeys; the reserved keys kpt/Porch own are never touched.
+// spec.packageContext applied to the package context ConfigMap (docs/package-variants.md,
+// “Package context”): set `data` entries, then delete `removeKeys`. Keys added earlier stay
+// unless listed in removeKeys; the reserved keys kpt/Porch own are never touched.
 import { isMap, YAMLMap, type Document } from "yaml";
 import type { PackageVariantSpec } from "../../crd-types";
 import { krmMeta, parseYamlFile, stringifyYamlFile, YamlParseError } from "../krm/documents";

@@ -1,5 +1,5 @@
-// spec.pipeline prepended to the Kptfile pipeline (seed 001 "Editing the Kptfile function
-// pipeline"): each function is named `PackageVariant.<pv>.<function name>.<index>`, and this
+// spec.pipeline prepended to the Kptfile pipeline (docs/package-variants.md, “Pipeline
+// editing”): each function is named `PackageVariant.<pv>.<function name>.<index>`, and this
 // PackageVariant's entries from earlier reconciles are removed first, so applying is idempotent.
 import { isMap, isSeq, YAMLMap, YAMLSeq } from "yaml";
 import type { PackageVariantSpec } from "../../crd-types";

@@ -1,5 +1,6 @@
-// Seed 003's reconciliation state machine as one pure decision: given the PackageVariant, the
-// selected upstream and the namespace's PackageRevisions, what to create, change or check.
+// The PackageVariant state machine (docs/package-variants.md, “State machine”) as one pure
+// decision: given the PackageVariant, the selected upstream and the namespace's
+// PackageRevisions, what to create, change or check.
 import type { PackageRevision, PackageVariant } from "../../crd-types";
 import { isPublished } from "../git/types";
 import { upstreamNotFoundMessage } from "../packages/upstream";
@@ -138,8 +139,8 @@ function stepFor(
 }
 
 /**
- * Seed 003's state machine. No downstream: clone. Otherwise, per downstream (all owned
- * Draft/Proposed, else the latest owned published one):
+ * The state machine (docs/package-variants.md, “State machine”). No downstream: clone.
+ * Otherwise, per downstream (all owned Draft/Proposed, else the latest owned published one):
  * - a DeletionProposed downstream is first restored to Published (the reference does this: the
  *   PackageVariant still wants it; a person wanting it gone deletes or retargets the PackageVariant);
  * - a draft whose source has not run yet: wait (its content does not exist yet);

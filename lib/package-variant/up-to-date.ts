@@ -1,6 +1,6 @@
 // Which upstream revision a downstream was made from (its status.upstreamLock.git.ref) and
-// whether that is the upstream the PackageVariant selects now (seed 003 "Upstream Change
-// Detection"). Only the lock is read: no package content is needed.
+// whether that is the upstream the PackageVariant selects now (docs/package-variants.md,
+// “Upstream tracking”). Only the lock is read: no package content is needed.
 import type { PackageRevision } from "../../crd-types";
 import { revisionFromTag } from "../git/layout";
 import { isPublished } from "../git/types";
@@ -46,8 +46,9 @@ export function publishedRevision(pr: PackageRevision): number | undefined {
 }
 
 /**
- * Seed 003's comparison, with the selected upstream standing for spec.upstream.revision (so
- * `latest` means the newest published revision, as selectUpstream picks it):
+ * The reference's comparison (docs/package-variants.md, “Upstream tracking”), with the
+ * selected upstream standing for spec.upstream.revision (so `latest` means the newest
+ * published revision, as selectUpstream picks it):
  * - no lock or no ref: up to date (the reference logs a warning; a draft whose source has not
  *   run yet has no lock either);
  * - a lock of another package (path not ending in the upstream's package name): not up to date

@@ -15,8 +15,9 @@ interface Entry {
 const packageKey = (namespace: string, repo = "", pkg = "") => `${namespace}/${repo}/${pkg}`;
 
 /**
- * Which PackageVariants a PackageRevision or an injected object concerns (seed 004 maps
- * every PackageRevision event to every PackageVariant of the namespace).
+ * Which PackageVariants a PackageRevision or an injected object concerns (the reference maps
+ * every PackageRevision event to every PackageVariant of the namespace; docs/api-usage.md,
+ * “Event mapping”).
  */
 export class VariantIndex {
   readonly #entries = new Map<string, Entry>();

@@ -47,9 +47,10 @@ export const DELETION_BLOCKED_MESSAGE =
   "a Published revision is deleted only after it is proposed for deletion: set spec.lifecycle to DeletionProposed";
 
 /**
- * What deleting a PackageRevision does (seed 002's gating, within keepGitReason): content
- * owned elsewhere is kept; a Published revision waits for spec.lifecycle DeletionProposed;
- * content present in git is deleted; a revision git no longer has is just released.
+ * What deleting a PackageRevision does (docs/package-revisions.md, “Deletion”): content owned
+ * elsewhere is kept (keepGitReason); a Published revision waits for spec.lifecycle
+ * DeletionProposed; content present in git is deleted; a revision git no longer has is just
+ * released.
  */
 export function planDeletion(
   facts: DeletionFacts,

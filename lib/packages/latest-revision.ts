@@ -12,8 +12,9 @@ export interface RevisionSummary {
 }
 
 /**
- * Seed 002's latest-revision label: per package, the non-deleting Published or DeletionProposed
- * revision with the highest number is "true", every other revision "false".
+ * The latest-revision label (docs/package-revisions.md, “Latest-revision label”): per package,
+ * the non-deleting Published or DeletionProposed revision with the highest number is "true",
+ * every other revision "false".
  */
 export function latestRevisionLabels(revisions: RevisionSummary[]): Map<string, "true" | "false"> {
   const best = new Map<string, RevisionSummary>();

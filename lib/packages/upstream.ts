@@ -49,7 +49,7 @@ export function selectUpstream(
   return undefined;
 }
 
-/** How the reference says an upstream is missing, with the selector in seed vocabulary. */
+/** How the reference says an upstream is missing, with the revision as the spec gives it. */
 export function upstreamNotFoundMessage(selector: UpstreamSelector): string {
   const which = selector.workspaceName
     ? `workspace ${selector.workspaceName}`

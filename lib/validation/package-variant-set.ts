@@ -63,8 +63,8 @@ function targetProblems(target: Target, i: number): string[] {
 }
 
 /**
- * Every problem of a PackageVariantSet spec (seed 000 "Validation Flow"), CEL expressions
- * included. Pure: the admission webhook and the controller share it.
+ * Every problem of a PackageVariantSet spec (docs/package-variant-sets.md, “Validation”), CEL
+ * expressions included. Pure: the admission webhook and the controller share it.
  */
 export function validatePackageVariantSet(spec: PackageVariantSetSpec | undefined): string[] {
   const s = spec ?? {};

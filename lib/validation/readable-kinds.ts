@@ -21,7 +21,7 @@ export interface ReadableKindPolicy {
 }
 
 /**
- * ConfigMaps (seed 001's injection source) and Repositories (what a repositorySelector selects,
+ * ConfigMaps (the usual injection source) and Repositories (what a repositorySelector selects,
  * so an objectSelector over them adds nothing the operator does not read already). The other
  * kinds of this module are left out: a PackageRevisionResources holds another package's files,
  * and selecting PackageVariants or PackageVariantSets would let automation feed on itself.

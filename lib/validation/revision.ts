@@ -1,6 +1,7 @@
 /**
- * What `upstream.revision` selects. The API accepts the reference's integer, the seed's `v1`
- * form, and `latest` (follow the newest published revision: the seed's floating tag).
+ * What `upstream.revision` selects. The API accepts the reference's integer, the `v1` form of
+ * Porch's design examples, and `latest` (follow the newest published revision: the design's
+ * floating tag). See docs/package-variants.md, “Upstream tracking”.
  */
 export type RevisionSelector =
   | { kind: "number"; revision: number }
@@ -23,7 +24,7 @@ export function parseRevision(value: unknown): RevisionSelector {
   return { kind: "invalid", value };
 }
 
-/** The tag-style name of a revision number, as in git (`<package>/v<N>`) and the seeds. */
+/** The tag-style name of a revision number, as in git (`<package>/v<N>`) and the examples. */
 export function formatRevision(selector: RevisionSelector): string {
   switch (selector.kind) {
     case "number":

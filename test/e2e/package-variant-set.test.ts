@@ -78,7 +78,7 @@ beforeAll(async () => {
 });
 afterAll(() => deleteNamespace(ns));
 
-describe("a repository-list set (seed 001)", () => {
+describe("a repository-list set (documented example)", () => {
   it("creates the three documented PackageVariants, owned and labelled", async () => {
     kubectlOk([
       "apply",
@@ -144,7 +144,7 @@ describe("a repository-list set (seed 001)", () => {
   });
 });
 
-describe("a repository-selector set (seed 001)", () => {
+describe("a repository-selector set (documented example)", () => {
   it("produces the documented table and follows relabelled repositories", async () => {
     kubectlOk([
       "apply",
@@ -364,7 +364,7 @@ spec:
   });
 });
 
-it("uses the seed's hashed name for a long identifier", async () => {
+it("uses the documented hashed name for a long identifier", async () => {
   await createRepository(ns, "very-long-repo-name");
   await publishRevision(ns, "platform-catalog", "very-long-package-name", 1);
   apply(`apiVersion: config.porch.kpt.dev/v1alpha2

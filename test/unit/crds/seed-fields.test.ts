@@ -1,6 +1,7 @@
-// Every PackageVariant / PackageVariantSet field named in the design document (seed 001) must
-// exist both in the generated types (the fixtures below are type-checked by tsc) and in the CRD
-// schema (checked at runtime, so the API server would not prune them).
+// Every PackageVariant / PackageVariantSet field of Porch's design (docs/package-variants.md and
+// docs/package-variant-sets.md, “Spec at a glance”) must exist both in the generated types (the
+// fixtures below are type-checked by tsc) and in the CRD schema (checked at runtime, so the API
+// server would not prune them).
 import type { PackageVariant, PackageVariantSet } from "../../../crd-types";
 import { loadCrds, undeclaredPaths, type Crd } from "./crd-schema";
 
@@ -175,7 +176,7 @@ function schemaOf(kind: string): Crd["spec"]["versions"][number]["schema"]["open
   return crd.spec.versions[0].schema.openAPIV3Schema;
 }
 
-describe("seed 001 fields", () => {
+describe("design fields", () => {
   it.each([
     ["PackageVariant", packageVariant],
     ["PackageVariant", numericRevision],

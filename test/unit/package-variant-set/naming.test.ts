@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { packageVariantIdentifier, packageVariantName } from "../../../lib/package-variant-set";
 
-describe("PackageVariant names (seed 000 'Name Generation')", () => {
+describe("PackageVariant names", () => {
   it("uses a short identifier as it is", () => {
     const id = packageVariantIdentifier("my-pvs", "prod-repo", "my-package");
     expect(id).toBe("my-pvs-prod-repo-my-package");
@@ -14,7 +14,8 @@ describe("PackageVariant names (seed 000 'Name Generation')", () => {
       "very-long-repo-name",
       "very-long-package-name",
     );
-    // The seed calls this identifier 76 characters long with hash a1b2c3d4; both are wrong.
+    // Porch's design text calls this identifier 76 characters long with hash a1b2c3d4; both are
+    // wrong.
     expect(id).toHaveLength(75);
     const name = packageVariantName(id);
     expect(name).toBe("very-long-packagevariantset-name-very-long-repo-name-v-967492f1");

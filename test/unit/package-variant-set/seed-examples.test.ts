@@ -10,11 +10,12 @@ import {
 } from "../../../lib/package-variant-set";
 import { loadExamples } from "../../support/examples";
 
-// The seed 001 PackageVariantSet examples, unrolled and rendered without a cluster.
+// The PackageVariantSet examples (docs/package-variant-sets.md, “Worked examples”), unrolled and
+// rendered without a cluster.
 const examples = Object.fromEntries(loadExamples("packagevariantset").map(e => [e.file, e.object]));
 const specOf = (file: string) => (examples[file] as { spec: PackageVariantSetSpec }).spec;
 
-// Seed 001's repository table.
+// The repository table of docs/package-variant-sets.md, “Worked examples”.
 const repositories = [
   { name: "cluster-01", labels: { region: "useast1", env: "prod", org: "hr" } },
   { name: "cluster-02", labels: { region: "uswest1", env: "prod", org: "finance" } },
@@ -47,7 +48,7 @@ function render(file: string, setName: string) {
 const pairs = (variants: ReturnType<typeof render>) =>
   variants.map(v => `${v.spec.downstream?.repo}/${v.spec.downstream?.package}`);
 
-describe("seed 001 PackageVariantSet examples", () => {
+describe("the documented PackageVariantSet examples", () => {
   it("base-ns three times in cluster-01, with the template's labels", () => {
     const variants = render("seed-namespaces.yaml", "example");
     expect(variants.map(v => v.name)).toEqual([

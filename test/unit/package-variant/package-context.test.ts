@@ -35,7 +35,7 @@ describe("applyPackageContext", () => {
     expect(dataOf(result)).toEqual({ name: "nginx", ...after });
   });
 
-  it("keeps keys added earlier that are no longer in data (seed 001)", () => {
+  it("keeps keys added earlier that are no longer in data", () => {
     const first = applyPackageContext(pkg, { data: { region: "a" } });
     const second = applyPackageContext(first, { data: { tier: "gold" } });
     expect(dataOf(second as Record<string, string>)).toEqual({

@@ -51,7 +51,7 @@ describe("function names", () => {
 describe("applyPipeline", () => {
   const pkg = { Kptfile: KPTFILE };
 
-  it("prepends the functions, named, in spec order, as seed 001's example", () => {
+  it("prepends the functions, named, in spec order, as the documented example", () => {
     const out = applyPipeline(pkg, "my-pv", pipeline) as Record<string, string>;
     expect(kptfileOf(out).pipeline.mutators).toEqual([
       {

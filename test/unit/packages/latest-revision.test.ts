@@ -15,7 +15,7 @@ const r = (
   deleting,
 });
 
-describe("latestRevisionLabels (seed 002)", () => {
+describe("latestRevisionLabels", () => {
   it("marks the highest non-deleting Published or DeletionProposed revision of each package", () => {
     const labels = latestRevisionLabels([
       r("a.v1", "a", "Published", 1),
