@@ -30,12 +30,13 @@ function conditionsOf(
   pr: PackageRevision,
   types: string[],
   updates: ConditionInput[],
+  now: Date,
 ): Condition[] {
   let conditions = ((pr.status?.conditions ?? []) as Condition[]).filter(c =>
     types.includes(c.type),
   );
   for (const update of updates)
-    conditions = setCondition(conditions, update, pr.metadata?.generation);
+    conditions = setCondition(conditions, update, pr.metadata?.generation, now);
   return conditions;
 }
 
@@ -92,7 +93,7 @@ export function applyCoreStatus(
     pr,
     defined({
       ...merged,
-      conditions: conditionsOf(pr, CORE_CONDITIONS, conditions) as Status["conditions"],
+      conditions: conditionsOf(pr, CORE_CONDITIONS, conditions, ctx.now()) as Status["conditions"],
     }),
     MANAGER.core,
   );
@@ -111,7 +112,7 @@ export function applyRenderStatus(
     observedPrrResourceVersion: s.observedPrrResourceVersion,
     ...fields,
   };
-  const conditions = conditionsOf(pr, RENDER_CONDITIONS, rendered ? [rendered] : []);
+  const conditions = conditionsOf(pr, RENDER_CONDITIONS, rendered ? [rendered] : [], ctx.now());
   return apply(
     ctx,
     pr,

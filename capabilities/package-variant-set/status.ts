@@ -13,7 +13,7 @@ export async function writeStatus(
   set: PackageVariantSet,
   outcome: SetOutcome,
 ): Promise<void> {
-  const status = buildStatus(set, outcome);
+  const status = buildStatus(set, outcome, ctx.now());
   if (isDeepStrictEqual(status, set.status)) return;
   await ctx.cluster.patch(
     PackageVariantSetKind,

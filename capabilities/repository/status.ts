@@ -31,6 +31,7 @@ export async function writeRepositoryStatus(
       message: report.message,
     },
     repo.metadata?.generation,
+    ctx.now(),
   );
   const status: RepositoryStatus = {
     ...previous,

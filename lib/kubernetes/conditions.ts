@@ -18,7 +18,7 @@ export function setCondition(
   conditions: Condition[] | undefined,
   input: ConditionInput,
   observedGeneration: number | undefined,
-  now: Date = new Date(),
+  now: Date,
 ): Condition[] {
   const existing = (conditions ?? []).find(c => c.type === input.type);
   const lastTransitionTime =

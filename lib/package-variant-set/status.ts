@@ -69,7 +69,7 @@ function targetOf(d: DesiredVariant, outcome: SetOutcome): StatusTarget {
   };
 }
 
-function conditionsOf(set: PackageVariantSet, outcome: SetOutcome): Condition[] {
+function conditionsOf(set: PackageVariantSet, outcome: SetOutcome, now: Date): Condition[] {
   const generation = set.metadata?.generation;
   let conditions = (set.status?.conditions ?? []) as Condition[];
   const stalled = outcome.stalled;
@@ -84,6 +84,7 @@ function conditionsOf(set: PackageVariantSet, outcome: SetOutcome): Condition[] 
           message: "all validation checks passed",
         },
     generation,
+    now,
   );
   const problem =
     stalled ?? (outcome.error ? { reason: "UnexpectedError", message: outcome.error } : undefined);
@@ -98,6 +99,7 @@ function conditionsOf(set: PackageVariantSet, outcome: SetOutcome): Condition[] 
           message: "package variants successfully reconciled",
         },
     generation,
+    now,
   );
 }
 
@@ -108,8 +110,12 @@ export function stall(outcome: SetOutcome, reason: string, message: string): voi
     : { reason, message };
 }
 
-export function buildStatus(set: PackageVariantSet, outcome: SetOutcome): PackageVariantSetStatus {
-  const conditions = conditionsOf(set, outcome) as PackageVariantSetStatus["conditions"];
+export function buildStatus(
+  set: PackageVariantSet,
+  outcome: SetOutcome,
+  now: Date,
+): PackageVariantSetStatus {
+  const conditions = conditionsOf(set, outcome, now) as PackageVariantSetStatus["conditions"];
   if (outcome.incomplete) {
     return { ...set.status, observedGeneration: set.metadata?.generation, conditions };
   }

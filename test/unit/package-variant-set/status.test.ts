@@ -6,6 +6,7 @@ import {
   type DesiredVariant,
 } from "../../../lib/package-variant-set";
 
+const NOW = new Date("2025-01-15T10:00:00Z");
 const set = { metadata: { name: "s", namespace: "default", generation: 1 } } as PackageVariantSet;
 const desired = (name: string): DesiredVariant => ({
   identifier: name,
@@ -26,7 +27,7 @@ function statusOf(variants: PackageVariant[]) {
   const outcome = emptyOutcome();
   outcome.desired = variants.map(v => desired(v.metadata?.name ?? ""));
   outcome.variants = new Map(variants.map(v => [v.metadata?.name ?? "", v]));
-  return buildStatus(set, outcome);
+  return buildStatus(set, outcome, NOW);
 }
 
 describe("PackageVariantSet status: a target is ready only when its variant truly is", () => {
@@ -87,7 +88,7 @@ describe("PackageVariantSet status: a target that selects nothing is visible", (
   it("gets a per-target message that counts as neither desired, ready nor failed", () => {
     const outcome = emptyOutcome();
     outcome.emptyTargets = [message];
-    const status = buildStatus(set, outcome);
+    const status = buildStatus(set, outcome, NOW);
     expect(status.targets).toEqual([{ packageVariant: "", message }]);
     expect(status.counts).toEqual({ desired: 0, ready: 0, failed: 0 });
   });
@@ -96,7 +97,7 @@ describe("PackageVariantSet status: a target that selects nothing is visible", (
     const outcome = emptyOutcome();
     outcome.emptyTargets = [message];
     expect(newlyEmptyTargets(set, outcome)).toEqual([message]);
-    const reported = { ...set, status: buildStatus(set, outcome) } as PackageVariantSet;
+    const reported = { ...set, status: buildStatus(set, outcome, NOW) } as PackageVariantSet;
     expect(newlyEmptyTargets(reported, outcome)).toEqual([]);
   });
 });
