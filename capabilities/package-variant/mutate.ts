@@ -69,6 +69,8 @@ export interface MutationOutcome {
   decision: MutationDecision;
   /** What injection looked up: watched, so a change to one produces an updated draft. */
   injected: InClusterRef[];
+  /** This check created the edit draft (it was not there from an earlier attempt). */
+  created?: boolean;
 }
 
 /** The variant's mutations applied to `files`, and the in-cluster objects injection read. */
@@ -108,8 +110,10 @@ export async function checkMutations(
       prr.metadata?.resourceVersion,
     );
   }
-  if (decision.createEditDraft) await createDraft(ctx, pv, decision.createEditDraft);
-  return { decision, injected };
+  const created = decision.createEditDraft
+    ? await createDraft(ctx, pv, decision.createEditDraft)
+    : false;
+  return { decision, injected, created };
 }
 
 /**

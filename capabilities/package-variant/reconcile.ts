@@ -52,13 +52,14 @@ async function runStep(
   switch (step.kind) {
     case "createClone":
     case "createUpgrade":
-      await createDraft(ctx, pv, step.create);
-      await ctx.cluster.event(
-        pv,
-        "Normal",
-        step.kind === "createClone" ? "CloneDraftCreated" : "UpgradeDraftCreated",
-        `created ${step.target}`,
-      );
+      // An AlreadyExists (an earlier attempt's draft) announces nothing: it was announced then.
+      if (await createDraft(ctx, pv, step.create))
+        await ctx.cluster.event(
+          pv,
+          "Normal",
+          step.kind === "createClone" ? "CloneDraftCreated" : "UpgradeDraftCreated",
+          `created ${step.target}`,
+        );
       return { injected: [] };
     case "upgradeInPlace": {
       const injected = await upgradeInPlace(
@@ -77,9 +78,10 @@ async function runStep(
       return { injected };
     }
     case "checkMutations": {
-      const { decision, injected } = await checkMutations(ctx, pv, step);
+      const { decision, injected, created } = await checkMutations(ctx, pv, step);
       if (decision.createEditDraft) {
-        await ctx.cluster.event(pv, "Normal", "EditDraftCreated", `created ${decision.target}`);
+        if (created)
+          await ctx.cluster.event(pv, "Normal", "EditDraftCreated", `created ${decision.target}`);
         return { injected, pending: `created ${decision.target}; ${PENDING_SOURCE_SUFFIX}` };
       } else if (decision.writeTo)
         await ctx.cluster.event(

@@ -46,12 +46,15 @@ export async function relevantRevisions(
   return [...byName.values()];
 }
 
-/** Creates a draft the state machine decided on; one an interrupted attempt created is kept. */
+/**
+ * Creates a draft the state machine decided on; one an interrupted attempt created is kept.
+ * Says whether this call created it (only then is there something to announce).
+ */
 export async function createDraft(
   ctx: OperatorContext,
   pv: PackageVariant,
   draft: PackageRevision,
-): Promise<void> {
+): Promise<boolean> {
   const marks = variantMarks(pv.metadata?.name ?? "");
   const labels = { ...(draft.metadata?.labels ?? {}), ...marks.labels };
   const annotations = { ...(draft.metadata?.annotations ?? {}), ...marks.annotations };
@@ -60,7 +63,12 @@ export async function createDraft(
     labels,
     ...(Object.keys(annotations).length > 0 && { annotations }),
   };
-  await ctx.cluster.create(PackageRevisionKind, { ...draft, metadata }, { tolerateExisting: true });
+  const made = await ctx.cluster.create(
+    PackageRevisionKind,
+    { ...draft, metadata },
+    { tolerateExisting: true },
+  );
+  return made !== undefined;
 }
 
 function patchOf(

@@ -57,7 +57,7 @@ export async function writeVariantStatus(
   const generation = pv.metadata?.generation;
   let conditions = (pv.status?.conditions ?? []) as Condition[];
   for (const condition of variantConditions(outcome))
-    conditions = setCondition(conditions, condition, generation);
+    conditions = setCondition(conditions, condition, generation, ctx.now());
   const ns = pv.metadata?.namespace ?? "";
   const downstreamTargets = await Promise.all(
     outcome.targets.map(async name => {

@@ -29,18 +29,20 @@ const kindKey = (kind: Pick<ResourceKind, "group" | "kind">) => `${kind.group}/$
  * What a reader may see: the object as the watch last delivered it, or as this process's own
  * last write answered (whichever is newer by resourceVersion, which Kubernetes defines as
  * comparable within a resource since 1.35), so a reconcile that runs again right after its own
- * write does not redo it from an older copy. Not yet delivered (just created elsewhere), or not
- * watched in this process (the admission webhook's): read from the API server. The copy
- * returned is the caller's to change.
+ * write does not redo it from an older copy, nor create again what it just created (see
+ * WatchCache.refresh for why that never leaves an object behind). Not yet delivered (created
+ * elsewhere), or not watched in this process (the admission webhook's): read from the API
+ * server. The copy returned is the caller's to change.
  */
 export function withCachedReads(cluster: Cluster, kinds: readonly CachedKind[]): Cluster {
   const caches = new Map(kinds.map(k => [kindKey(k.kind), k.cache]));
   const refreshed = async <T extends KubeObject>(
     kind: ResourceKind<T>,
     written: Promise<T | undefined>,
+    created = false,
   ): Promise<T | undefined> => {
     const obj = await written;
-    if (obj) caches.get(kindKey(kind))?.refresh(copyOf(obj));
+    if (obj) caches.get(kindKey(kind))?.refresh(copyOf(obj), { created });
     return obj;
   };
   return {
@@ -53,7 +55,7 @@ export function withCachedReads(cluster: Cluster, kinds: readonly CachedKind[]):
       const held = caches.get(kindKey(kind))?.named(ref);
       return held ? (copyOf(held) as never) : cluster.get(kind, ref);
     },
-    create: (kind, obj, options) => refreshed(kind, cluster.create(kind, obj, options)),
+    create: (kind, obj, options) => refreshed(kind, cluster.create(kind, obj, options), true),
     patch: async (kind, ref, patch, options) =>
       (await refreshed(kind, cluster.patch(kind, ref, patch, options)))!,
     apply: async (kind, obj, fieldManager, options) =>

@@ -12,6 +12,8 @@ interface Cached {
 export type Indexers<T> = Record<string, (obj: T) => string | undefined>;
 
 const TOMBSTONE_MS = 10 * 60_000;
+/** How long an object held from a create's answer waits for the watch to deliver it. */
+const UNCONFIRMED_MS = 2 * 60_000;
 
 /**
  * Objects as a watch last delivered them, with indexes, so a reconcile finds what it needs
@@ -30,6 +32,9 @@ export class WatchCache<T extends Cached> {
   readonly #byName = new Map<string, string>();
   /** Copies that came from this process's own writes (`refresh`), not from the watch. */
   readonly #written = new WeakSet<T>();
+  /** Objects held from a create's answer that no watch event or LIST has delivered yet (→ when). */
+  readonly #unconfirmed = new Map<string, number>();
+  #fed = false;
   readonly #indexes = new Map<string, Map<string, Set<string>>>();
   /** Recently deleted uids (→ when): a LIST that raced a deletion must not revive them. */
   readonly #deleted = new Map<string, number>();
@@ -47,11 +52,19 @@ export class WatchCache<T extends Cached> {
    */
   upsert(obj: T): void {
     const uid = obj.metadata?.uid;
-    if (!uid || this.#deleted.has(uid)) return;
+    if (!uid) return;
+    this.#fed = true;
+    this.#unconfirmed.delete(uid);
+    this.#put(uid, obj);
+  }
+
+  /** Holds `obj` unless it was deleted or a copy as new is held; says whether it did. */
+  #put(uid: string, obj: T): boolean {
+    if (this.#deleted.has(uid)) return false;
     const held = this.#byUid.get(uid);
     const keep =
       held && (isOlder(obj, held) || (sameVersion(obj, held) && !this.#written.has(held)));
-    if (keep) return;
+    if (keep) return false;
     if (held) this.#index(uid, held, drop);
     // managedFields are most of an object's size and nothing a reconcile reads. Dropped in
     // place, not copied: the watch that delivered the object keeps it too (see Manager).
@@ -59,24 +72,41 @@ export class WatchCache<T extends Cached> {
     this.#byUid.set(uid, obj);
     this.#byName.set(nameOf(obj), uid);
     this.#index(uid, obj, add);
+    return true;
   }
 
   /**
    * The answer to this process's own write: held instead of the copy there when newer, so a
-   * reconcile that reads the cache next sees what it wrote even before the watch says so.
-   * Never adds an object the watch has not delivered (or has deleted): a write's answer alone
-   * must not keep an object here that no event would ever update or remove.
+   * reconcile that reads the cache next sees what it wrote even before the watch says so (and
+   * does not, for example, create the same object again).
+   *
+   * A write's answer alone adds nothing the watch will not confirm: an update or patch only
+   * replaces an object held, and a create (`created`) is added only to a cache a watch or
+   * LIST feeds, and dropped if no event or LIST delivers it within two minutes (it was deleted
+   * while the watch was away), so no object stays here that no event would update or remove.
    */
-  refresh(obj: T): void {
+  refresh(obj: T, { created = false } = {}): void {
     const uid = obj.metadata?.uid;
-    const held = uid === undefined ? undefined : this.#byUid.get(uid);
-    if (!held) return;
-    this.upsert(obj);
-    if (this.#byUid.get(uid!) === obj) this.#written.add(obj);
+    if (!uid || (created ? !this.#fed : !this.#byUid.has(uid))) return;
+    this.#expireUnconfirmed();
+    if (!this.#put(uid, obj)) return;
+    this.#written.add(obj);
+    if (created && !this.#unconfirmed.has(uid)) this.#unconfirmed.set(uid, Date.now());
+  }
+
+  #expireUnconfirmed(): void {
+    const now = Date.now();
+    for (const [uid, at] of this.#unconfirmed) {
+      if (now - at < UNCONFIRMED_MS) break;
+      this.#unconfirmed.delete(uid);
+      const held = this.#byUid.get(uid);
+      if (held) this.#forget(uid, held);
+    }
   }
 
   /** The object held under this namespace and name. */
   named(ref: { namespace?: string; name: string }): T | undefined {
+    this.#expireUnconfirmed();
     const uid = this.#byName.get(`${ref.namespace ?? ""}/${ref.name}`);
     return uid === undefined ? undefined : this.#byUid.get(uid);
   }
@@ -91,10 +121,15 @@ export class WatchCache<T extends Cached> {
       this.#deleted.delete(old);
     }
     this.#deleted.set(uid, now);
+    this.#unconfirmed.delete(uid);
     const held = this.#byUid.get(uid);
-    if (held) this.#index(uid, held, drop);
+    if (held) this.#forget(uid, held);
+  }
+
+  #forget(uid: string, held: T): void {
+    this.#index(uid, held, drop);
     this.#byUid.delete(uid);
-    const name = nameOf(obj);
+    const name = nameOf(held);
     if (this.#byName.get(name) === uid) this.#byName.delete(name);
   }
 
@@ -116,6 +151,7 @@ export class WatchCache<T extends Cached> {
 
   /** The objects `index` files under `key`. */
   by(index: string, key: string): T[] {
+    this.#expireUnconfirmed();
     const uids = this.#indexes.get(index)?.get(key) ?? new Set<string>();
     return [...uids].map(uid => this.#byUid.get(uid)).filter((o): o is T => o !== undefined);
   }

@@ -88,6 +88,36 @@ describe("WatchCache", () => {
       expect(c.size).toBe(0);
     });
 
+    it("holds a created object at once, in a cache a watch or LIST feeds", () => {
+      const fed = cache();
+      fed.upsert(obj("a", 1));
+      fed.refresh(obj("b", 2), { created: true });
+      expect(fed.named({ namespace: "ns", name: "app.b" })?.metadata.uid).toBe("b");
+      expect(names(fed.by("package", "ns/app"))).toEqual(["app.a", "app.b"]);
+      // Nothing feeds this one (a process that runs no watch): it holds no answer of a write.
+      const unfed = cache();
+      unfed.refresh(obj("b", 2), { created: true });
+      expect(unfed.size).toBe(0);
+    });
+
+    describe("a created object the watch never delivers", () => {
+      beforeEach(() => jest.useFakeTimers({ now: new Date("2025-01-15T10:00:00Z") }));
+      afterEach(() => jest.useRealTimers());
+
+      it("is dropped after two minutes, unless the watch delivered it", () => {
+        const c = cache();
+        c.upsert(obj("a", 1));
+        c.refresh(obj("ghost", 2), { created: true });
+        c.refresh(obj("seen", 3), { created: true });
+        c.upsert(obj("seen", 3));
+        jest.advanceTimersByTime(119_000);
+        expect(names(c.by("package", "ns/app"))).toEqual(["app.a", "app.ghost", "app.seen"]);
+        jest.advanceTimersByTime(2_000);
+        expect(names(c.by("package", "ns/app"))).toEqual(["app.a", "app.seen"]);
+        expect(c.named({ namespace: "ns", name: "app.ghost" })).toBeUndefined();
+      });
+    });
+
     it("ignores an answer older than the copy held", () => {
       const c = cache();
       c.upsert(obj("a", 7));

@@ -1,5 +1,10 @@
 import { reconcilePackageVariant } from "../../../capabilities/package-variant/reconcile";
-import { PackageVariant, PackageVariantKind } from "../../../crd-types";
+import {
+  PackageRevision,
+  PackageRevisionKind,
+  PackageVariant,
+  PackageVariantKind,
+} from "../../../crd-types";
 import { testOperator, type TestOperator } from "../../support/operator-context";
 import { current, NS, seed } from "./fixtures";
 
@@ -36,6 +41,8 @@ describe("a reconcile reads its object from the watch's cache", () => {
     expect(all.filter(c => c.startsWith("patch PackageVariant"))).toEqual(written);
     const status = (await current(h.cluster, PackageVariantKind, pv)).status;
     expect(status?.conditions?.map(c => c.type)).toEqual(["Ready", "Stalled"]);
+    // The context's clock, not the wall clock's.
+    expect(status?.conditions?.[0]?.lastTransitionTime).toBe(h.clock.now().toISOString());
   });
 
   it("a finalizer written from an older copy fails with Conflict instead of dropping another's", async () => {
@@ -68,5 +75,36 @@ describe("a reconcile reads its object from the watch's cache", () => {
       "example.com/keep",
       "config.porch.kpt.dev/packagevariants",
     ]);
+  });
+
+  it("a reconcile that runs again before the watch delivers its new draft does not create it again", async () => {
+    await seed(h.cluster, PackageRevisionKind, {
+      metadata: { name: "blueprints.app.v1", namespace: NS },
+      spec: {
+        repository: "blueprints",
+        packageName: "app",
+        workspaceName: "v1",
+        lifecycle: "Published",
+      },
+      status: { revision: 1 },
+    } as PackageRevision);
+    const pv = await seed(h.cluster, PackageVariantKind, {
+      metadata: { name: "pv", namespace: NS },
+      spec: {
+        upstream: { repo: "blueprints", package: "app", revision: "1" },
+        downstream: { repo: "edge", package: "app" },
+      },
+    } as PackageVariant);
+    h.ctx.caches.variants.upsert(JSON.parse(JSON.stringify(pv)) as PackageVariant);
+    const calls = h.callsFrom();
+
+    await reconcilePackageVariant(`${NS}/pv`, h.ctx);
+    await reconcilePackageVariant(`${NS}/pv`, h.ctx);
+
+    // Announced once, even by a reconcile that finds its create answered AlreadyExists.
+    expect(h.cluster.events.map(e => e.reason)).toEqual(["CloneDraftCreated"]);
+    expect(calls().filter(c => c.startsWith("create PackageRevision"))).toHaveLength(1);
+    const drafts = await h.cluster.list(PackageRevisionKind, { namespace: NS });
+    expect(drafts.map(d => d.spec?.repository).sort()).toEqual(["blueprints", "edge"]);
   });
 });
