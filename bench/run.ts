@@ -144,6 +144,8 @@ async function main(): Promise<void> {
     // the quarter of this machine's memory it would take here: peak RSS then says whether the
     // watcher fits its pod, and the time includes the garbage collection that costs.
     const flags = [`--max-old-space-size=${POD_HEAP_MB}`];
+    // More V8 flags for the module's processes, to measure what one costs or saves.
+    flags.push(...(process.env.PORCH_PEPR_BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean));
     if (process.argv.includes("--cpu-prof"))
       flags.push("--cpu-prof", `--cpu-prof-dir=${join(keep, "profiles")}`);
     // A snapshot costs the watcher memory it may keep: later RSS figures of such a run are high.
