@@ -39,7 +39,11 @@ export async function listMirrored(
 }
 
 /** What git says about a revision, under this controller's field manager. */
-function gitStatus(store: ContentStore, info: PackageRevisionInfo): PackageRevisionStatus {
+function gitStatus(
+  store: ContentStore,
+  info: PackageRevisionInfo,
+  now: Date,
+): PackageRevisionStatus {
   return {
     revision: info.revision,
     selfLock: lockOf(store.config.url, info),
@@ -51,7 +55,7 @@ function gitStatus(store: ContentStore, info: PackageRevisionInfo): PackageRevis
         status: info.kptfileError ? "False" : "True",
         reason: info.kptfileError ? "InvalidKptfile" : "Synced",
         message: info.kptfileError ?? "read from git",
-        lastTransitionTime: new Date().toISOString(),
+        lastTransitionTime: now.toISOString(),
       },
     ],
   };
@@ -67,7 +71,7 @@ async function applyGitStatus(
   content: PackageContent,
 ): Promise<void> {
   const status = {
-    ...gitStatus(store, info),
+    ...gitStatus(store, info, ctx.now()),
     ...(content.upstreamLock && { upstreamLock: content.upstreamLock }),
   };
   await ctx.cluster.apply(

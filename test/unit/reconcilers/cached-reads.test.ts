@@ -18,16 +18,24 @@ describe("a reconcile reads its object from the watch's cache", () => {
   beforeEach(async () => (h = await testOperator()));
   afterEach(() => h.close());
 
-  it("reads no PackageVariant from the API, and finds its own status write there next time", async () => {
+  /** A PackageVariant as the watch delivered it; the watch delivers nothing more in the test. */
+  async function watchedVariant(
+    upstream: { repo: string; package: string; revision?: string } = {
+      repo: "blueprints",
+      package: "app",
+      revision: "1",
+    },
+  ): Promise<PackageVariant> {
     const pv = await seed(h.cluster, PackageVariantKind, {
       metadata: { name: "pv", namespace: NS },
-      spec: {
-        upstream: { repo: "blueprints", package: "app", revision: "1" },
-        downstream: { repo: "edge", package: "app" },
-      },
+      spec: { upstream, downstream: { repo: "edge", package: "app" } },
     } as PackageVariant);
-    // What the watch delivered; it delivers nothing more during the test.
     h.ctx.caches.variants.upsert(JSON.parse(JSON.stringify(pv)) as PackageVariant);
+    return pv;
+  }
+
+  it("reads no PackageVariant from the API, and finds its own status write there next time", async () => {
+    const pv = await watchedVariant();
     const calls = h.callsFrom();
 
     await reconcilePackageVariant(`${NS}/pv`, h.ctx);
@@ -46,14 +54,7 @@ describe("a reconcile reads its object from the watch's cache", () => {
   });
 
   it("a finalizer written from an older copy fails with Conflict instead of dropping another's", async () => {
-    const pv = await seed(h.cluster, PackageVariantKind, {
-      metadata: { name: "pv", namespace: NS },
-      spec: {
-        upstream: { repo: "blueprints", package: "app" },
-        downstream: { repo: "edge", package: "app" },
-      },
-    } as PackageVariant);
-    h.ctx.caches.variants.upsert(JSON.parse(JSON.stringify(pv)) as PackageVariant);
+    const pv = await watchedVariant({ repo: "blueprints", package: "app" });
     // Another writer adds its finalizer; the watch has not delivered that yet.
     await h.cluster.patch(
       PackageVariantKind,
@@ -88,14 +89,7 @@ describe("a reconcile reads its object from the watch's cache", () => {
       },
       status: { revision: 1 },
     } as PackageRevision);
-    const pv = await seed(h.cluster, PackageVariantKind, {
-      metadata: { name: "pv", namespace: NS },
-      spec: {
-        upstream: { repo: "blueprints", package: "app", revision: "1" },
-        downstream: { repo: "edge", package: "app" },
-      },
-    } as PackageVariant);
-    h.ctx.caches.variants.upsert(JSON.parse(JSON.stringify(pv)) as PackageVariant);
+    await watchedVariant();
     const calls = h.callsFrom();
 
     await reconcilePackageVariant(`${NS}/pv`, h.ctx);
