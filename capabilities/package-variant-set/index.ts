@@ -1,6 +1,7 @@
 import { Capability } from "pepr";
 import { PackageRevision, PackageVariant } from "../../crd-types";
 import { keyOf } from "../../lib/controller/manager";
+import { allButStatus } from "../../lib/controller/relevance";
 import { variantEventDelayMs } from "../../lib/package-variant-set";
 import { manager } from "../manager";
 import { DynamicWatches } from "../shared/dynamic-watches";
@@ -32,6 +33,9 @@ const setUidOf = (pv: PackageVariant) => pv.metadata?.labels?.[SET_LABEL] ?? "";
 export const setController = manager.controller({
   name: "PackageVariantSet",
   for: "PackageVariantSet",
+  // Its own status writes start no reconcile: they would bypass the window below, every
+  // reconcile that writes the status bringing the next one at once.
+  relevance: allButStatus,
   forget: (set, ctx) => ctx.caches.setIndex.remove(keyOf(set), set.metadata?.uid),
   watches: [
     {

@@ -1,7 +1,8 @@
 import { Capability } from "pepr";
-import { PackageRevision, PackageVariant } from "../../crd-types";
+import { PackageRevision } from "../../crd-types";
 import { keyOf } from "../../lib/controller/manager";
-import { revisionRelevance, variantRelevance } from "../../lib/package-variant";
+import { revisionRelevance } from "../../lib/package-variant";
+import { allButStatus } from "../../lib/controller/relevance";
 import type { OperatorContext } from "../context";
 import { manager } from "../manager";
 import { DynamicWatches } from "../shared/dynamic-watches";
@@ -56,7 +57,7 @@ const REVISION_EVENT_DELAY_MS = 500;
 export const variantController = manager.controller({
   name: "PackageVariant",
   for: "PackageVariant",
-  relevance: pv => variantRelevance(pv as PackageVariant),
+  relevance: allButStatus,
   forget: (pv, ctx) => ctx.caches.variantIndex.remove(keyOf(pv)),
   watches: [
     {

@@ -60,7 +60,7 @@ export type {
   VariantPlan,
 } from "./state";
 export { VariantIndex } from "./variant-index";
-export { revisionRelevance, variantRelevance } from "./watch-relevance";
+export { revisionRelevance } from "./watch-relevance";
 export { PENDING_SOURCE_SUFFIX, stepVerdict, variantConditions } from "./readiness";
 export type { VariantOutcome } from "./readiness";
 export {

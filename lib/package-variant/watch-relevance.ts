@@ -1,24 +1,11 @@
-import type { PackageRevision, PackageVariant } from "../../crd-types";
+import type { PackageRevision } from "../../crd-types";
 import { LATEST_REVISION_LABEL } from "../packages/latest-revision";
 
 /**
  * What a PackageVariant reconcile reads of the watched objects (the projections its
- * ChangeFilters compare). An event that changes none of it causes no reconcile.
+ * ChangeFilters compare). An event that changes none of it causes no reconcile. Of the
+ * PackageVariant itself: everything but its status (lib/controller/relevance.ts).
  */
-
-/** Of the PackageVariant itself: everything but its status, which only this controller writes. */
-export function variantRelevance(pv: PackageVariant): unknown {
-  const m = pv.metadata ?? {};
-  return [
-    m.uid,
-    m.generation,
-    m.deletionTimestamp,
-    m.finalizers,
-    m.labels,
-    m.annotations,
-    m.ownerReferences,
-  ];
-}
 
 /**
  * Of a PackageRevision: its spec and metadata (but the latest-revision label, which the

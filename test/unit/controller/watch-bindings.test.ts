@@ -1,8 +1,11 @@
-import { slimResources, Watches } from "../../../capabilities/manager";
+import { manager, slimResources, Watches } from "../../../capabilities/manager";
 import type { PackageRevisionResources } from "../../../crd-types";
 import { PackageRevisionCapability } from "../../../capabilities/package-revision";
 import { PackageVariantCapability } from "../../../capabilities/package-variant";
-import { PackageVariantSetCapability } from "../../../capabilities/package-variant-set";
+import {
+  PackageVariantSetCapability,
+  setController,
+} from "../../../capabilities/package-variant-set";
 import { RepositoryCapability } from "../../../capabilities/repository";
 
 interface Binding {
@@ -50,5 +53,26 @@ describe("the PackageRevisionResources the watch keeps", () => {
       metadata: { name: "r", namespace: "ns", resourceVersion: "7" },
       spec: { packageName: "app" },
     });
+  });
+});
+
+describe("a controller's own status writes", () => {
+  it("start no reconcile of the PackageVariantSet written", () => {
+    const add = jest.spyOn(setController, "add").mockImplementation(() => undefined);
+    const set = (generation: number, ready: string) => ({
+      metadata: { name: "s", namespace: "ns", uid: "set-1", generation },
+      status: { conditions: [{ type: "Ready", status: ready }] },
+    });
+    const deliver = (obj: object) =>
+      manager.onEvent("PackageVariantSet", obj, "MODIFIED", error => {
+        throw error;
+      });
+
+    deliver(set(1, "Unknown"));
+    deliver(set(1, "True"));
+    expect(add).toHaveBeenCalledTimes(1);
+    deliver(set(2, "True"));
+    expect(add).toHaveBeenCalledTimes(2);
+    add.mockRestore();
   });
 });

@@ -1,6 +1,7 @@
 import type { PackageRevision, PackageVariant } from "../../../crd-types";
 import { ChangeFilter } from "../../../lib/controller/change-filter";
-import { revisionRelevance, variantRelevance } from "../../../lib/package-variant";
+import { revisionRelevance } from "../../../lib/package-variant";
+import { allButStatus } from "../../../lib/controller/relevance";
 import { LATEST_REVISION_LABEL } from "../../../lib/packages/latest-revision";
 
 const draft = (status: Record<string, unknown> = {}, labels: Record<string, string> = {}) =>
@@ -49,7 +50,7 @@ describe("what a PackageVariant reconcile reads", () => {
         spec: {},
         status,
       }) as PackageVariant;
-    const f = new ChangeFilter(variantRelevance);
+    const f = new ChangeFilter(allButStatus);
     expect(f.changed("v1", pv(1))).toBe(true);
     expect(f.changed("v1", pv(1, { downstreamTargets: [{ name: "x" }] }))).toBe(false);
     expect(f.changed("v1", pv(2, { downstreamTargets: [{ name: "x" }] }))).toBe(true);
