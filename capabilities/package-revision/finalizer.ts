@@ -1,7 +1,12 @@
 import { PackageRevision, PackageRevisionKind, Repository, RepositoryKind } from "../../crd-types";
 import { ignoreNotFound } from "../../lib/cluster/errors";
 import { NamespaceKind } from "../../lib/cluster/kinds";
-import { onlyIfUnchanged, refOf, type JsonPatchOperation } from "../../lib/cluster/port";
+import {
+  onlyIfUnchanged,
+  refOf,
+  type Cluster,
+  type JsonPatchOperation,
+} from "../../lib/cluster/port";
 import { errorMessage } from "../../lib/errors";
 import { isGitStoreError } from "../../lib/git";
 import type { Lifecycle } from "../../lib/git/types";
@@ -20,10 +25,10 @@ import { refreshLatestLabels } from "../shared/latest-revision-labels";
 export const FINALIZER = "porch.kpt.dev/packagerevisions";
 
 async function liveRepository(
-  ctx: OperatorContext,
+  cluster: Cluster,
   pr: PackageRevision,
 ): Promise<Repository | undefined> {
-  return ctx.cluster.get(RepositoryKind, {
+  return cluster.get(RepositoryKind, {
     namespace: pr.metadata?.namespace,
     name: pr.spec?.repository ?? "",
   });
@@ -46,7 +51,7 @@ async function ensureFinalizer(ctx: OperatorContext, pr: PackageRevision): Promi
   const annotations = pr.metadata?.annotations;
   const hasOwner = owners.some(o => o.kind === "Repository");
   if (!hasOwner || !annotations?.[REPOSITORY_UID_ANNOTATION]) {
-    const repo = await liveRepository(ctx, pr);
+    const repo = await liveRepository(ctx.cluster, pr);
     const uid = repo?.metadata?.uid;
     const recorded = recordedRepositoryUid(pr) ?? uid;
     if (recorded && !annotations?.[REPOSITORY_UID_ANNOTATION]) {
@@ -107,7 +112,10 @@ async function deletionFacts(
   pr: PackageRevision,
 ): Promise<{ facts: DeletionFacts; repo?: Repository }> {
   const [repo, terminating] = await Promise.all([
-    liveRepository(ctx, pr),
+    // From the API server, not the watch's cache: a Repository deleted a moment ago (the
+    // garbage collector deletes its revisions next) may still be in the cache, and taken for
+    // live it would have this revision's content deleted from git.
+    liveRepository(ctx.api, pr),
     namespaceTerminating(ctx, pr.metadata?.namespace ?? ""),
   ]);
   const facts = {
