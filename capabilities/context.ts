@@ -67,7 +67,7 @@ export interface RenderSettings {
 export interface OperatorContext {
   /** Reads of the watched kinds come from their caches, writes go to the API (lib/cluster/cached-reads.ts). */
   readonly cluster: Cluster;
-  /** The API server itself, uncached: for a judgement that must not lag (admission). */
+  /** The API server itself, uncached: for a judgement that must not lag (admission, deletion). */
   readonly api: Cluster;
   readonly caches: Caches;
   readonly stores: ContentStores;
