@@ -1,4 +1,5 @@
 import { tuneFluentClient } from "./shared/cluster/kube-client-tuning";
+import { outlastClientKeepAlive } from "./shared/webhook-server-tuning";
 import { Capability, Log, PeprModule } from "pepr";
 import { installCustomResourceDefinitions } from "./install-crds";
 import { operator } from "./operator";
@@ -21,6 +22,9 @@ export function startModule(cfg: PackageJSON, capabilities: Capability[]): void 
   }
   // Set PORCH_PEPR_KUBE_CLIENT_UNTUNED=1 to measure the client without it (npm run bench).
   if (!process.env.PORCH_PEPR_KUBE_CLIENT_UNTUNED) tuneFluentClient();
+  // The module object itself (an ES namespace import is a copy): Pepr calls createServer on it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  outlastClientKeepAlive(require("node:https") as typeof import("node:https"));
   const port = Number(process.env.PORCH_PEPR_PORT ?? 3000);
   const ready = runsControllers()
     ? installCustomResourceDefinitions(operator.cluster)
