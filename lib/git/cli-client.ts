@@ -132,7 +132,7 @@ export class CliGitClient implements GitClient {
 
   async listTree(treeOid: string): Promise<TreeEntry[]> {
     const out = await this.git(["ls-tree", "-r", "-t", "-z", treeOid]);
-    return splitZ(out.stdout).map(parseLsTree);
+    return splitDecoded(out.stdout, 0).map(parseLsTree);
   }
 
   async readBlobs(oids: string[]): Promise<Map<string, Buffer>> {
@@ -156,9 +156,7 @@ export class CliGitClient implements GitClient {
       `--format=${format}`,
       oid,
     ]);
-    return out.stdout
-      .toString("utf8")
-      .split("\x1e")
+    return splitDecoded(out.stdout, 0x1e)
       .map(r => r.replace(/^\n/, ""))
       .filter(r => r !== "")
       .map(record => {
@@ -364,11 +362,20 @@ function withConfig(env: NodeJS.ProcessEnv, entries: ConfigEntry[]): NodeJS.Proc
   return out;
 }
 
-function splitZ(buf: Buffer): string[] {
-  return buf
-    .toString("utf8")
-    .split("\0")
-    .filter(s => s !== "");
+/**
+ * The non-empty pieces of `buf` between `separator` bytes, each decoded on its own. Splitting
+ * one decoded string instead gives V8 sliced strings that keep the whole output alive while
+ * any piece is held: an object id kept from a repository's listing held the entire listing.
+ */
+export function splitDecoded(buf: Buffer, separator: number): string[] {
+  const pieces: string[] = [];
+  for (let start = 0; start < buf.length; ) {
+    const at = buf.indexOf(separator, start);
+    const end = at === -1 ? buf.length : at;
+    if (end > start) pieces.push(buf.toString("utf8", start, end));
+    start = end + 1;
+  }
+  return pieces;
 }
 
 function parseLsTree(line: string): TreeEntry {

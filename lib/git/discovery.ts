@@ -18,9 +18,15 @@ import { LIFECYCLES, type Lifecycle, type PackageRevisionInfo } from "./types";
 const HISTORY_LIMIT = 1000;
 /** Memo entries kept per map before it is dropped (a cheap bound on memory). */
 const MEMO_LIMIT = 20000;
+/**
+ * Branch listings kept. A listing is reused only while its commit is still the branch's head,
+ * and each holds every package of the branch: kept for every head a branch ever had (one per
+ * publish), they were the largest live state of a 1,000-variant fleet (about 19 MB).
+ */
+export const HEAD_LISTING_LIMIT = 8;
 
-function remember<K, V>(memo: Map<K, V>, key: K, value: V): V {
-  if (memo.size >= MEMO_LIMIT) memo.clear();
+function remember<K, V>(memo: Map<K, V>, key: K, value: V, limit = MEMO_LIMIT): V {
+  if (memo.size >= limit) memo.clear();
   memo.set(key, value);
   return value;
 }
@@ -159,7 +165,7 @@ export class Discovery {
       result.set(path, pkg);
     }
     const sorted = new Map([...result].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    return remember(this.trees, `${dirTree}:${directory}`, sorted);
+    return remember(this.trees, `${dirTree}:${directory}`, sorted, HEAD_LISTING_LIMIT);
   }
 
   /** The package at `path` in `commit` (tree + Kptfile reading), or null when there is none. */
