@@ -14,6 +14,8 @@ export interface SizeResult {
   n: number;
   fanOut?: StepResult;
   publish?: StepResult;
+  /** A full sync of the deployment repositories after the publish (see syncDeployments). */
+  sync?: StepResult;
   upgrade?: StepResult;
   events?: EventCosts;
   admission?: AdmissionLatency;
@@ -93,6 +95,7 @@ function resourceRows(r: SizeResult): unknown[][] {
   const steps: [string, Cost | undefined][] = [
     ["fan-out", r.fanOut?.cost],
     ["publish", r.publish?.cost],
+    ["sync", r.sync?.cost],
     ["upgrade", r.upgrade?.cost],
   ];
   return steps
@@ -203,6 +206,8 @@ export function markdown(results: BenchResults): string {
         "N",
         "publish: all Proposed",
         "all Published",
+        "sync: all synced",
+        "sync settled",
         "upgrade drafts exist",
         "all rendered",
         "settled",
@@ -211,11 +216,14 @@ export function markdown(results: BenchResults): string {
       ],
       sizes.map(r => {
         const p = r.publish?.timeline ?? {};
+        const y = r.sync?.timeline ?? {};
         const u = r.upgrade?.timeline ?? {};
         return [
           r.n,
           p.proposed,
           p.published,
+          y.synced,
+          y.settled,
           u.drafts,
           u.rendered,
           u.settled,

@@ -22,7 +22,7 @@ import { pidFile, settled, type BenchContext } from "./scenarios/context";
 import { eventCosts } from "./scenarios/events";
 import { fanOut, limits } from "./scenarios/fanout";
 import { createFleet } from "./scenarios/fleet";
-import { publishDrafts, publishUpstreamV2, upgrade } from "./scenarios/upgrade";
+import { publishDrafts, publishUpstreamV2, syncDeployments, upgrade } from "./scenarios/upgrade";
 
 const SCENARIOS = ["fanout", "upgrade", "events", "admission", "floor"];
 
@@ -79,6 +79,9 @@ async function runSize(ctx: BenchContext, n: number, wanted: Set<string>, result
       log(`N = ${n}: publishing the ${n} drafts`);
       result.publish = await publishDrafts(ctx, fleet);
       log(`  ${JSON.stringify(result.publish.timeline)}`);
+      log(`N = ${n}: syncing the deployment repositories`);
+      result.sync = await syncDeployments(ctx, fleet);
+      log(`  ${JSON.stringify(result.sync.timeline)}`);
       await publishUpstreamV2(ctx, fleet);
       log(`N = ${n}: upgrade to v2`);
       result.upgrade = await upgrade(ctx, fleet);

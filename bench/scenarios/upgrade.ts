@@ -1,6 +1,7 @@
 // Upgrade propagation. The fleet's clone drafts are first published (Proposed, then Published:
-// timed, reported as "publish"); then the upstream publishes v2 and the set's upstream is
-// bumped to it. Every PackageVariant then has a published downstream on v1, so the controller
+// timed, reported as "publish"); every deployment repository then runs a full sync (timed,
+// reported as "sync", see syncDeployments); then the upstream publishes v2 and the set's
+// upstream is bumped to it. Every PackageVariant then has a published downstream on v1, so the controller
 // creates an upgrade draft for each (spec.source.upgrade: a three-way merge of v1, v2 and the
 // published downstream), which is what is timed until all N are rendered.
 import { mapLimit } from "../../lib/controller/concurrency";
@@ -68,6 +69,35 @@ export async function publishDrafts(ctx: BenchContext, fleet: Fleet): Promise<St
     const proposed = await moveAll(ctx, fleet, names, "Proposed");
     const published = await moveAll(ctx, fleet, names, "Published");
     return { proposed, published, settled: seconds((await settled(ctx)) - start) };
+  });
+  return { timeline: result, cost };
+}
+
+/**
+ * Has every deployment repository run a full sync now, timed and reported as "sync": the first
+ * sync after the publish mirrors each published package's main-branch revision (N of them). A
+ * repository syncs every 10 minutes on its own, so without this the periodic sync falls into
+ * whichever phase is running 10 minutes on (the upgrade, at N = 1000) and its work is counted
+ * there. Once this sync is done, the next periodic one is due 10 minutes later, after the upgrade.
+ */
+export async function syncDeployments(ctx: BenchContext, fleet: Fleet): Promise<StepResult> {
+  const { result, cost } = await measure(ctx, async () => {
+    const start = performance.now();
+    const at = new Date().toISOString();
+    await mapLimit(fleet.repos, PATCH_CONCURRENCY, name =>
+      ctx.api.mergePatch(paths.repo(fleet.ns), name, { spec: { sync: { runOnceAt: at } } }),
+    );
+    const done = () =>
+      fleet.repos.every(
+        name => fleet.repositories.items.get(name)?.status?.observedRunOnceAt === at,
+      );
+    await fleet.repositories.until(
+      "deployment repositories synced",
+      () => (done() ? true : undefined),
+      allowanceMs(fleet.n),
+    );
+    const synced = seconds(performance.now() - start);
+    return { synced, settled: seconds((await settled(ctx)) - start) };
   });
   return { timeline: result, cost };
 }
