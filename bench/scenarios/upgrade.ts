@@ -75,10 +75,10 @@ export async function publishDrafts(ctx: BenchContext, fleet: Fleet): Promise<St
 
 /**
  * Has every deployment repository run a full sync now, timed and reported as "sync": the first
- * sync after the publish mirrors each published package's main-branch revision (N of them). A
- * repository syncs every 10 minutes on its own, so without this the periodic sync falls into
- * whichever phase is running 10 minutes on (the upgrade, at N = 1000) and its work is counted
- * there. Once this sync is done, the next periodic one is due 10 minutes later, after the upgrade.
+ * sync after the publish mirrors each published package's main-branch revision (N of them).
+ * The fleet's deployment repositories have no periodic sync during the bench (fleet.ts): with
+ * the default 10 minutes it fell into whichever phase ran then (the publish or the upgrade at
+ * N = 1000), and its work was counted there.
  */
 export async function syncDeployments(ctx: BenchContext, fleet: Fleet): Promise<StepResult> {
   const { result, cost } = await measure(ctx, async () => {
