@@ -7,6 +7,9 @@
  */
 import { isPermanentError, type PermanentError } from "./permanent-error";
 
+/** The longest delay setTimeout keeps (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface ReconcileResult {
   /** Run this key again after so many milliseconds (e.g. polling an external system). */
   requeueAfterMs?: number;
@@ -66,10 +69,14 @@ export class WorkQueue {
     if (this.#stopped) return;
     if (delayMs <= 0) return this.add(key);
     if (this.#timers.has(key) || this.#queued.has(key)) return;
+    // A timer holds at most MAX_TIMER_MS and turns a longer delay into 1 ms: a yearly sync
+    // schedule would reconcile without pause. A longer delay waits in steps.
+    const step = Math.min(delayMs, MAX_TIMER_MS);
     const timer = setTimeout(() => {
       this.#timers.delete(key);
-      this.add(key);
-    }, delayMs);
+      if (delayMs > step) this.addAfter(key, delayMs - step);
+      else this.add(key);
+    }, step);
     timer.unref();
     this.#timers.set(key, timer);
   }

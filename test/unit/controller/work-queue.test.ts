@@ -101,6 +101,20 @@ describe("WorkQueue", () => {
     expect(queue.pending).toBe(0);
   });
 
+  it("waits a delay longer than a timer can hold (a monthly sync) instead of running at once", async () => {
+    let runs = 0;
+    const queue = new WorkQueue(async () => {
+      runs += 1;
+    }, fast);
+    const day = 24 * 3600_000;
+    queue.addAfter("a", 40 * day); // setTimeout alone turns anything over 24.8 days into 1 ms
+    await advance(day);
+    expect(runs).toBe(0);
+    await advance(39 * day);
+    await queue.idle();
+    expect(runs).toBe(1);
+  });
+
   it("does not retry a PermanentError: the key waits for its next add", async () => {
     let attempts = 0;
     const permanent: string[] = [];
