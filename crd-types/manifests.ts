@@ -2414,8 +2414,9 @@ export const crdManifests: readonly CrdManifest[] = [
                     }
                   },
                   "targets": {
-                    "description": "One entry per PackageVariant the targets call for, with its current readiness.",
+                    "description": "The targets that need attention, at most 100: selectors that select nothing,\nthen failed targets, then targets not yet ready. A ready target is not listed;\nstatus.counts covers all of them, so the status stays small whatever the set's\nsize.",
                     "type": "array",
+                    "maxItems": 100,
                     "items": {
                       "description": "One generated PackageVariant.",
                       "type": "object",
@@ -2452,7 +2453,7 @@ export const crdManifests: readonly CrdManifest[] = [
                     }
                   },
                   "counts": {
-                    "description": "Summary of status.targets.",
+                    "description": "How many PackageVariants the targets call for and how they stand (all of them, listed or not).",
                     "type": "object",
                     "properties": {
                       "desired": {

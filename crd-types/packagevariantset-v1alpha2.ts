@@ -854,7 +854,8 @@ export interface StatusObject {
    */
   conditions?: Condition[];
   /**
-   * Summary of status.targets.
+   * How many PackageVariants the targets call for and how they stand (all of them, listed or
+   * not).
    */
   counts?: Counts;
   /**
@@ -863,7 +864,10 @@ export interface StatusObject {
    */
   observedGeneration?: number;
   /**
-   * One entry per PackageVariant the targets call for, with its current readiness.
+   * The targets that need attention, at most 100: selectors that select nothing,
+   * then failed targets, then targets not yet ready. A ready target is not listed;
+   * status.counts covers all of them, so the status stays small whatever the set's
+   * size.
    */
   targets?: StatusTarget[];
 }
@@ -914,7 +918,8 @@ export const StatusEnum = {
 export type StatusEnum = (typeof StatusEnum)[keyof typeof StatusEnum];
 
 /**
- * Summary of status.targets.
+ * How many PackageVariants the targets call for and how they stand (all of them, listed or
+ * not).
  */
 export interface Counts {
   /**

@@ -7,7 +7,13 @@ export { desiredVariant, nameTakenMessage, planSet } from "./plan";
 export type { DesiredVariant, ExistingVariant, SetPlan } from "./plan";
 export { SetIndex, kindKey } from "./set-index";
 export { specDiff } from "./diff";
-export { buildStatus, emptyOutcome, newlyEmptyTargets, stall } from "./status";
+export {
+  buildStatus,
+  emptyOutcome,
+  LISTED_TARGETS_LIMIT,
+  newlyEmptyTargets,
+  stall,
+} from "./status";
 export type { SetOutcome, StatusTarget } from "./status";
 export {
   MAX_VARIANT_EVENT_DELAY_MS,

@@ -2,6 +2,7 @@ import type { PackageVariant, PackageVariantSet } from "../../../crd-types";
 import {
   buildStatus,
   emptyOutcome,
+  LISTED_TARGETS_LIMIT,
   newlyEmptyTargets,
   type DesiredVariant,
 } from "../../../lib/package-variant-set";
@@ -31,7 +32,7 @@ function statusOf(variants: PackageVariant[]) {
 }
 
 describe("PackageVariantSet status: a target is ready only when its variant truly is", () => {
-  it("counts a Ready=True of the current generation, and a failure as failed with its message", () => {
+  it("counts a Ready=True of the current generation, and lists a failure with its message", () => {
     const status = statusOf([
       variant("ok", 2, { status: "True", reason: "NoErrors", message: "", observedGeneration: 2 }),
       variant("bad", 1, {
@@ -42,7 +43,6 @@ describe("PackageVariantSet status: a target is ready only when its variant trul
       }),
     ]);
     expect(status.targets?.map(t => [t.packageVariant, t.ready, t.message])).toEqual([
-      ["ok", "True", undefined],
       [
         "bad",
         "False",
@@ -99,5 +99,29 @@ describe("PackageVariantSet status: a target that selects nothing is visible", (
     expect(newlyEmptyTargets(set, outcome)).toEqual([message]);
     const reported = { ...set, status: buildStatus(set, outcome, NOW) } as PackageVariantSet;
     expect(newlyEmptyTargets(reported, outcome)).toEqual([]);
+  });
+});
+
+describe("PackageVariantSet status: its size does not grow with the set", () => {
+  const ready = { status: "True", reason: "NoErrors", message: "", observedGeneration: 1 } as const;
+  const pending = { ...ready, status: "False", reason: "Error", message: "clone: boom" } as const;
+
+  it("lists no target of a set whose variants are all ready", () => {
+    const status = statusOf(Array.from({ length: 3000 }, (_, i) => variant(`v${i}`, 1, ready)));
+    expect(status.targets).toEqual([]);
+    expect(status.counts).toEqual({ desired: 3000, ready: 3000, failed: 0 });
+  });
+
+  it("lists at most LISTED_TARGETS_LIMIT targets, empty selections first, and counts them all", () => {
+    const outcome = emptyOutcome();
+    const variants = Array.from({ length: 3000 }, (_, i) => variant(`v${i}`, 1, pending));
+    outcome.desired = variants.map(v => desired(v.metadata?.name ?? ""));
+    outcome.variants = new Map(variants.map(v => [v.metadata?.name ?? "", v]));
+    outcome.emptyTargets = ["spec.targets[1] selects nothing: no Repository matches env=prod"];
+    const status = buildStatus(set, outcome, NOW);
+    expect(status.targets).toHaveLength(LISTED_TARGETS_LIMIT);
+    expect(status.targets?.[0]).toEqual({ packageVariant: "", message: outcome.emptyTargets[0] });
+    expect(status.targets?.[1]).toMatchObject({ packageVariant: "v0", ready: "False" });
+    expect(status.counts).toEqual({ desired: 3000, ready: 0, failed: 3000 });
   });
 });
