@@ -3,7 +3,8 @@
 // client does, and serves on :8080:
 //
 //	/ready     200 once that call has succeeded (the Pod's readiness probe)
-//	/apiserver the API server's answer, for the host to read through the Pod's IP
+//	/apiserver {"via": "<service host:port>", "version": <the API server's answer>}, for the
+//	           host to read through the Pod's IP
 package main
 
 import (
@@ -62,7 +63,7 @@ func apiserverVersion() ([]byte, error) {
 	if res.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s/version: %s: %s", host, res.Status, body)
 	}
-	return body, nil
+	return []byte(fmt.Sprintf(`{"via":%q,"version":%s}`, host, body)), nil
 }
 
 // poll retries until the API server answers once: the Service's rules may land after the start.
