@@ -20,6 +20,8 @@ export interface ContainerdPaths {
   state: string;
   socket: string;
   runc: string;
+  /** runc's state (its default is under /run/containerd). */
+  runcRoot: string;
   cniBinDir: string;
   cniConfDir: string;
   /** The sandbox image, imported before any Pod starts (no registry to pull it from). */
@@ -53,6 +55,10 @@ disabled_plugins = ["io.containerd.nri.v1.nri"]
 [plugins.'io.containerd.cri.v1.runtime']
   # Network namespaces under our state directory, not /var/run/netns.
   netns_mounts_under_state_dir = true
+  # Lowering a process's oom_score_adj needs CAP_SYS_RESOURCE, which some sandboxes (this
+  # project's machines) leave out of the bounding set: runc's write of -998 for the pause
+  # container fails with EACCES. Clamp to no lower than containerd's own score instead.
+  restrict_oom_score_adj = true
   [plugins.'io.containerd.cri.v1.runtime'.containerd]
     default_runtime_name = 'runc'
     [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]
@@ -61,6 +67,7 @@ disabled_plugins = ["io.containerd.nri.v1.nri"]
       disable_pause_image_pull = true
       [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc.options]
         BinaryName = ${q(p.runc)}
+        Root = ${q(p.runcRoot)}
         # The kubelet uses the cgroupfs driver (no systemd here); the two must agree.
         SystemdCgroup = false
   [plugins.'io.containerd.cri.v1.runtime'.cni]

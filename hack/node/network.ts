@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { NODE_NETWORK } from "./config";
 
 function ip(args: string[]): void {
@@ -14,9 +15,14 @@ function bridgeExists(): boolean {
   }
 }
 
+const ipForward = "/proc/sys/net/ipv4/ip_forward";
+/** The machine's ip_forward before the node: the CNI bridge plugin turns it on for its gateway. */
+let ipForwardBefore: string | undefined;
+
 /** Removes the node's bridge (its Pods' veths go with their network namespaces). */
 export function deleteBridge(): void {
   if (bridgeExists()) ip(["link", "delete", NODE_NETWORK.bridge]);
+  if (ipForwardBefore !== undefined) writeFileSync(ipForward, ipForwardBefore);
 }
 
 /**
@@ -27,6 +33,7 @@ export function deleteBridge(): void {
 export function createBridge(): void {
   const { bridge, gateway, prefix } = NODE_NETWORK;
   deleteBridge();
+  ipForwardBefore = readFileSync(ipForward, "utf8").trim();
   ip(["link", "add", "name", bridge, "type", "bridge"]);
   ip(["addr", "add", `${gateway}/${prefix}`, "dev", bridge]);
   ip(["link", "set", bridge, "up"]);

@@ -110,6 +110,7 @@ async function startContainerd(
       state: join(dir, "containerd", "state"),
       socket,
       runc: nodeBinary("runc"),
+      runcRoot: join(dir, "containerd", "runc"),
       cniBinDir: join(nodeBinDir(), "cni"),
       cniConfDir,
       sandboxImage,
@@ -240,6 +241,39 @@ function shimsOf(socket: string): number[] {
     .map(Number);
 }
 
+/** `iptables -S` output as arguments again: words, with "quoted comments" as one word. */
+export function ruleWords(rule: string): string[] {
+  return (rule.match(/"(?:[^"\\]|\\.)*"|\S+/g) ?? []).map(word =>
+    word.startsWith('"') ? word.slice(1, -1).replace(/\\(.)/g, "$1") : word,
+  );
+}
+
+/**
+ * Removes the iptables chains the kubelet leaves (KUBE-FIREWALL, jumped to from INPUT and
+ * OUTPUT; the KUBE-KUBELET-CANARY and KUBE-IPTABLES-HINT markers) after `kube-proxy --cleanup`
+ * has removed its own: every KUBE-* chain, IPv4 and IPv6, since one node runs per machine.
+ */
+function removeKubeChains(): void {
+  const run = (command: string, args: string[]) => {
+    try {
+      return execFileSync(command, args, { stdio: ["ignore", "pipe", "ignore"] }).toString();
+    } catch {
+      return "";
+    }
+  };
+  for (const command of ["iptables", "ip6tables"]) {
+    for (const table of ["filter", "nat", "mangle"]) {
+      const rules = run(command, ["-w", "-t", table, "-S"]).split("\n");
+      for (const rule of rules.filter(r => r.startsWith("-A ") && / -j KUBE-/.test(r))) {
+        run(command, ["-w", "-t", table, "-D", ...ruleWords(rule.slice(3))]);
+      }
+      const chains = rules.filter(r => r.startsWith("-N KUBE-")).map(r => r.slice(3));
+      for (const chain of chains) run(command, ["-w", "-t", table, "-F", chain]);
+      for (const chain of chains) run(command, ["-w", "-t", table, "-X", chain]);
+    }
+  }
+}
+
 /** Removes the kubelet's QoS cgroups (it leaves them behind) once their tasks are gone. */
 function removeKubepodsCgroups(): void {
   const removeTree = (path: string) => {
@@ -263,7 +297,12 @@ function removeKubepodsCgroups(): void {
  * containerd (the kubelet is already gone), leftover shims ended by their PIDs, mounts under the
  * node's directory unmounted, kube-proxy's iptables chains removed, the bridge deleted.
  */
-async function teardown(dir: string, socket: string, processes: Managed[]): Promise<void> {
+async function teardown(
+  dir: string,
+  socket: string,
+  processes: Managed[],
+  runDirExisted: boolean,
+): Promise<void> {
   const [containerd, ...rest] = processes;
   for (const p of rest.reverse()) await p.stop();
   const ctr = ctrRunner(socket);
@@ -306,8 +345,20 @@ async function teardown(dir: string, socket: string, processes: Managed[]): Prom
   } catch {
     // Nothing to clean.
   }
+  removeKubeChains();
   deleteBridge();
   removeKubepodsCgroups();
+  // The shims' sockets are under /run/containerd/s whatever the config says; leave no empty
+  // directories behind unless a containerd of the machine's own had them first.
+  if (!runDirExisted) {
+    for (const path of ["/run/containerd/s", "/run/containerd"]) {
+      try {
+        rmdirSync(path);
+      } catch {
+        // Not empty or not there.
+      }
+    }
+  }
 }
 
 /**
@@ -329,7 +380,8 @@ export async function startNode(
   const sandboxImage = imageName("pause", pause);
   const processes: Managed[] = [];
   let socket = "";
-  const stop = () => teardown(dir, socket, processes);
+  const runDirExisted = existsSync("/run/containerd");
+  const stop = () => teardown(dir, socket, processes, runDirExisted);
   try {
     onStep("starting containerd");
     const containerd = await startContainerd(dir, logDir, sandboxImage);

@@ -159,8 +159,10 @@ async function main(): Promise<void> {
     process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
     process.stderr.write(`logs: ${join(stateDir, "logs")} (kept)\n`);
   } finally {
+    const stopping = Date.now();
     await node?.stop();
     await cp?.stop();
+    log(`stopped in ${((Date.now() - stopping) / 1000).toFixed(1)}s`);
     deleteBridge();
     if (!failed) rmSync(stateDir, { recursive: true, force: true });
   }

@@ -6,6 +6,7 @@ import {
   NODE_NETWORK,
 } from "../../../hack/node/config";
 import { SERVICE_CIDR } from "../../../hack/cluster/control-plane";
+import { ruleWords } from "../../../hack/node/node";
 
 describe("node configuration", () => {
   it("runs the kubelet on cgroup v1 with cgroupfs against our containerd", () => {
@@ -33,6 +34,7 @@ describe("node configuration", () => {
       state: "/st",
       socket: "/st/c.sock",
       runc: "/bin/runc",
+      runcRoot: "/st/runc",
       cniBinDir: "/bin/cni",
       cniConfDir: "/net.d",
       sandboxImage: "localhost/porch-pepr/pause:1",
@@ -64,5 +66,21 @@ describe("node configuration", () => {
     expect(SERVICE_CIDR.split(".").slice(0, 2)).not.toEqual(
       NODE_NETWORK.clusterCidr.split(".").slice(0, 2),
     );
+  });
+});
+
+describe("ruleWords", () => {
+  it("splits an iptables -S rule into arguments, a quoted comment as one", () => {
+    expect(
+      ruleWords('PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES'),
+    ).toEqual([
+      "PREROUTING",
+      "-m",
+      "comment",
+      "--comment",
+      "kubernetes service portals",
+      "-j",
+      "KUBE-SERVICES",
+    ]);
   });
 });
