@@ -21,7 +21,6 @@ import {
   NODE_NETWORK,
   schedulerConfig,
 } from "./config";
-import { deleteBridge } from "./network";
 import { binaryImage, ociArchive } from "./oci";
 import { nodeBinary, nodeBinDir } from "./paths";
 
@@ -295,7 +294,8 @@ function removeKubepodsCgroups(): void {
 /**
  * Stops the node and leaves the machine as it found it: the Pods' containers killed through
  * containerd (the kubelet is already gone), leftover shims ended by their PIDs, mounts under the
- * node's directory unmounted, kube-proxy's iptables chains removed, the bridge deleted.
+ * node's directory unmounted, kube-proxy's and the kubelet's iptables chains removed. The bridge
+ * stays: the API server still listens on its address; deleteBridge() once that has stopped.
  */
 async function teardown(
   dir: string,
@@ -307,23 +307,11 @@ async function teardown(
   for (const p of rest.reverse()) await p.stop();
   const ctr = ctrRunner(socket);
   try {
-    for (const id of ctr(["tasks", "ls", "-q"]).split("\n").filter(Boolean)) {
-      try {
-        ctr(["tasks", "kill", "--all", "--signal", "SIGKILL", id]);
-      } catch {
-        // Already exited.
-      }
-      for (let i = 0; i < 20; i++) {
-        try {
-          ctr(["tasks", "delete", id]);
-          break;
-        } catch {
-          await new Promise(r => setTimeout(r, 250));
-        }
-      }
-    }
+    // --force kills each Pod's processes (SIGKILL) and waits for them before deleting.
+    const tasks = ctr(["tasks", "ls", "-q"]).split("\n").filter(Boolean);
+    if (tasks.length > 0) ctr(["tasks", "delete", "--force", ...tasks]);
   } catch {
-    // containerd is gone: the shims are ended below.
+    // containerd is gone or a task went meanwhile: the shims are ended below.
   }
   await containerd?.stop();
   for (const pid of shimsOf(socket)) {
@@ -346,7 +334,6 @@ async function teardown(
     // Nothing to clean.
   }
   removeKubeChains();
-  deleteBridge();
   removeKubepodsCgroups();
   // The shims' sockets are under /run/containerd/s whatever the config says; leave no empty
   // directories behind unless a containerd of the machine's own had them first.
