@@ -123,6 +123,14 @@ async function check(cp: ControlPlane, node: Node): Promise<void> {
   });
   log(`host → Service probe ${clusterIp}:80 (in ${SERVICE_CIDR}) → Pod: ${viaService}`);
 
+  // The API server itself dials the Pod (as it calls an admission webhook's Pods).
+  for (const path of ["pods/probe:8080", "services/probe:80"]) {
+    const raw = `/api/v1/namespaces/default/${path}/proxy/ready`;
+    const body = kubectl(cp.kubeconfig, ["get", "--raw", raw]).trim();
+    if (body !== "ok") throw new Error(`GET ${raw}: ${body}`);
+  }
+  log("API server → Pod (pods/probe and services/probe proxy): ok");
+
   // The API server reaches the kubelet (logs, exec go this way).
   const logs = kubectl(cp.kubeconfig, ["logs", "probe"]);
   if (!logs.includes("API server through the kubernetes Service")) {
