@@ -2,14 +2,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureBinaries } from "../cluster/build";
-import { ControlPlane, kubectl, SERVICE_CIDR, startControlPlane } from "../cluster/control-plane";
+import { ControlPlane, kubectl, SERVICE_CIDR } from "../cluster/control-plane";
 import { KUBERNETES_VERSION } from "../cluster/paths";
 import { log, Steps } from "../progress";
-import { ensureNodeBinaries } from "./build";
-import { NODE_NETWORK } from "./config";
-import { createBridge, deleteBridge } from "./network";
-import { Node, startNode } from "./node";
+import { ensureNodeClusterBinaries, NodeCluster, startNodeCluster } from "./cluster";
+import { Node } from "./node";
 
 // `node hack/run-ts.mjs hack/node/smoke.ts` (root): a control plane and a real node, then one
 // Pod from an image built here. It passes when the Pod is Ready (its readiness needs an answer
@@ -144,23 +141,15 @@ async function main(): Promise<void> {
   process.once("SIGINT", abort);
   process.once("SIGTERM", abort);
   const steps = new Steps(9);
-  steps.step("control plane binaries (cached after the first build)");
-  await ensureBinaries();
-  steps.step("node binaries (cached after the first build)");
-  await ensureNodeBinaries();
+  await ensureNodeClusterBinaries(what => steps.step(what));
   const stateDir = mkdtempSync(join(tmpdir(), "porch-pepr-node-"));
   const started = Date.now();
-  createBridge();
-  let cp: ControlPlane | undefined;
-  let node: Node | undefined;
+  let cluster: NodeCluster | undefined;
   let failed = false;
   try {
-    cp = await startControlPlane(stateDir, undefined, what => steps.step(what), {
-      address: NODE_NETWORK.gateway,
-    });
-    node = await startNode(cp, what => steps.step(what));
+    cluster = await startNodeCluster(stateDir, { onStep: what => steps.step(what) });
     log(`control plane and node up in ${((Date.now() - started) / 1000).toFixed(1)}s`);
-    await check(cp, node);
+    await check(cluster.controlPlane, cluster.node);
     process.stdout.write("node smoke test passed\n");
   } catch (e) {
     failed = true;
@@ -168,10 +157,8 @@ async function main(): Promise<void> {
     process.stderr.write(`logs: ${join(stateDir, "logs")} (kept)\n`);
   } finally {
     const stopping = Date.now();
-    await node?.stop();
-    await cp?.stop();
+    await cluster?.stop();
     log(`stopped in ${((Date.now() - stopping) / 1000).toFixed(1)}s`);
-    deleteBridge();
     if (!failed) rmSync(stateDir, { recursive: true, force: true });
   }
   process.exit(failed ? 1 : 0);
