@@ -127,7 +127,7 @@ async function startEtcd(
  * (lease reconciler, the default); kubelets authorized by the Node authorizer and limited by
  * NodeRestriction, as on any cluster; the API server's client cert for kubelets (logs, exec).
  */
-function apiserverAddressing(certs: CertFiles, node?: NodeSupport): string[] {
+export function apiserverAddressing(certs: CertFiles, node?: NodeSupport): string[] {
   if (!node) {
     // No default route in sandboxes: advertise loopback and skip the endpoints reconciler.
     return [
@@ -190,7 +190,7 @@ async function startApiserver(
  * EndpointSlices, node lifecycle (it lifts the not-ready taint), and the kube-root-ca.crt
  * ConfigMap that every Pod's service-account volume mounts.
  */
-function controllerFlags(certs: CertFiles, node?: NodeSupport): string[] {
+export function controllerFlags(certs: CertFiles, node?: NodeSupport): string[] {
   if (!node) {
     return [
       "--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller",
