@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync }
 import { dirname, join } from "node:path";
 import { builtName, goBuild, ldflags } from "../cluster/build";
 import { log } from "../progress";
-import { localNodeModules, NodeBuild, nodeBinary, nodeBuilds, nodeDir } from "./paths";
+import { buildDir, localNodeModules, NodeBuild, nodeBinary, nodeBuilds, nodeDir } from "./paths";
 
 function missing(build: NodeBuild): boolean {
   return Object.keys(build.binaries).some(name => !existsSync(nodeBinary(name, build.dir)));
@@ -33,7 +33,7 @@ function runcBuild(build: NodeBuild): NodeBuild {
 
 async function buildOne(key: string, build: NodeBuild): Promise<void> {
   const effective = key === "runc" ? runcBuild(build) : build;
-  const target = join(nodeDir(), "bin", build.dir ?? "");
+  const target = buildDir(build.dir);
   mkdirSync(nodeDir(), { recursive: true });
   const out = mkdtempSync(join(nodeDir(), `build-${key}-`));
   try {

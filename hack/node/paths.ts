@@ -96,22 +96,15 @@ function cacheBase(): string {
 }
 
 /**
- * The node's binaries live outside the work tree, keyed by the versions and by every module's
- * go.mod/go.sum and the images' sources, so a version bump or a changed image rebuilds.
+ * The node's binaries live outside the work tree, keyed by the versions and by the upstream
+ * modules' go.mod/go.sum, so a version bump rebuilds them.
  */
 export function nodeDir(): string {
   const hash = createHash("sha256");
-  for (const build of Object.values(nodeBuilds)) {
+  for (const build of Object.values(nodeBuilds).filter(b => b.module !== "images")) {
     for (const file of ["go.mod", "go.sum"]) {
-      try {
-        hash.update(readFileSync(join(localNodeModules, build.module, file)));
-      } catch {
-        // The images module has no dependencies, so no go.sum.
-      }
+      hash.update(readFileSync(join(localNodeModules, build.module, file)));
     }
-  }
-  for (const name of Object.keys(nodeBuilds.images.binaries)) {
-    hash.update(readFileSync(join(localNodeModules, "images", name, "main.go")));
   }
   hash.update(BUILD_RECIPE);
   const v = NODE_VERSIONS;
@@ -119,11 +112,30 @@ export function nodeDir(): string {
   return join(cacheBase(), `${name}-${hash.digest("hex").slice(0, 10)}`);
 }
 
+/**
+ * Our images' binaries are keyed by their own sources (`images-<hash>`): editing the probe
+ * rebuilds the probe in seconds, not the node.
+ */
+function imagesDir(): string {
+  const hash = createHash("sha256").update(BUILD_RECIPE);
+  hash.update(readFileSync(join(localNodeModules, "images", "go.mod")));
+  for (const name of Object.keys(nodeBuilds.images.binaries)) {
+    hash.update(readFileSync(join(localNodeModules, "images", name, "main.go")));
+  }
+  return `images-${hash.digest("hex").slice(0, 10)}`;
+}
+
 export function nodeBinDir(): string {
   return join(nodeDir(), "bin");
 }
 
+/** Where a build's binaries go under the cache's bin/: its `dir`, the images by their hash. */
+export function buildDir(dir?: string): string {
+  if (dir === "images") return join(nodeBinDir(), imagesDir());
+  return dir ? join(nodeBinDir(), dir) : nodeBinDir();
+}
+
 /** Path of a built binary: `nodeBinary("kubelet")`, `nodeBinary("bridge", "cni")`. */
 export function nodeBinary(name: string, dir?: string): string {
-  return dir ? join(nodeBinDir(), dir, name) : join(nodeBinDir(), name);
+  return join(buildDir(dir), name);
 }

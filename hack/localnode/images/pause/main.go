@@ -1,6 +1,6 @@
 // Command pause is the local node's sandbox image: it holds a Pod's namespaces open and exits on
 // SIGTERM or SIGINT, which is all the upstream pause does. No registry is reachable here, so the
-// node builds this instead of pulling registry.k8s.io/pause.
+// node builds this instead of pulling the upstream pause image.
 package main
 
 import (
