@@ -5,10 +5,8 @@ import { createInterface } from "node:readline";
 import { Bar, log } from "../progress";
 import { binary, binDir, components, KUBERNETES_VERSION, localClusterModule } from "./paths";
 
-const goEnv = { ...process.env, CGO_ENABLED: "0" };
-
 /** Name `go build -o <dir>/` gives a main package: the last path element, skipping a /vN suffix. */
-function builtName(pkg: string): string {
+export function builtName(pkg: string): string {
   const parts = pkg.split("/");
   const last = parts[parts.length - 1];
   return /^v\d+$/.test(last) ? parts[parts.length - 2] : last;
@@ -35,29 +33,46 @@ function missingComponents(): string[] {
   return Object.keys(components).filter(c => !existsSync(binary(c as keyof typeof components)));
 }
 
+export interface GoBuild {
+  /** The module whose go.mod pins the packages. */
+  module: string;
+  packages: string[];
+  /** Directory `go build -o <dir>/` writes the binaries into. */
+  out: string;
+  label: string;
+  ldflags?: string;
+  tags?: string[];
+  /** cgo is off (static binaries) unless a package needs a C library (runc: libseccomp). */
+  cgo?: boolean;
+}
+
 /**
- * Builds kube-apiserver, kube-controller-manager, kubectl and etcd from the official modules
- * pinned in hack/localcluster/go.mod, unless the cache already holds them. A cold build takes
- * many minutes on two cores, so it reports progress: packages compiled out of all dependencies.
+ * Runs `go build` with a progress bar: packages compiled out of all dependencies (a cold build
+ * takes minutes on two cores). Throws with the compiler's last lines if it fails.
  */
-export async function ensureBinaries(): Promise<void> {
-  if (missingComponents().length === 0) return;
-  const packages = Object.values(components);
-  log(`building Kubernetes v${KUBERNETES_VERSION} components into ${binDir()} (first time only)`);
-  const total = execFileSync("go", ["list", "-deps", ...packages], {
-    cwd: localClusterModule,
-    env: goEnv,
+export async function goBuild(build: GoBuild): Promise<void> {
+  const env = { ...process.env, CGO_ENABLED: build.cgo ? "1" : "0" };
+  const tags = build.tags?.length ? [`-tags=${build.tags.join(",")}`] : [];
+  const total = execFileSync("go", ["list", ...tags, "-deps", ...build.packages], {
+    cwd: build.module,
+    env,
     maxBuffer: 64 * 1024 * 1024,
   })
     .toString()
     .split("\n")
     .filter(Boolean).length;
-
-  mkdirSync(dirname(binDir()), { recursive: true });
-  const out = mkdtempSync(join(dirname(binDir()), "build-"));
-  const bar = new Bar("go build", total);
-  const args = ["build", "-v", "-trimpath", `-ldflags=${ldflags()}`, "-o", `${out}/`, ...packages];
-  const child = spawn("go", args, { cwd: localClusterModule, env: goEnv });
+  const bar = new Bar(build.label, total);
+  const args = [
+    "build",
+    "-v",
+    "-trimpath",
+    ...tags,
+    ...(build.ldflags ? [`-ldflags=${build.ldflags}`] : []),
+    "-o",
+    `${build.out}/`,
+    ...build.packages,
+  ];
+  const child = spawn("go", args, { cwd: build.module, env });
   let built = 0;
   const errors: string[] = [];
   createInterface({ input: child.stderr }).on("line", line => {
@@ -67,13 +82,34 @@ export async function ensureBinaries(): Promise<void> {
   });
   const code = await new Promise<number>(res => child.on("close", c => res(c ?? 1)));
   if (code !== 0) {
-    rmSync(out, { recursive: true, force: true });
     throw new Error(`go build failed (exit ${code}):\n${errors.slice(-40).join("\n")}`);
   }
   bar.done();
-  mkdirSync(binDir(), { recursive: true });
-  for (const [name, pkg] of Object.entries(components)) {
-    renameSync(join(out, builtName(pkg)), join(binDir(), name));
+}
+
+/**
+ * Builds kube-apiserver, kube-controller-manager, kubectl and etcd from the official modules
+ * pinned in hack/localcluster/go.mod, unless the cache already holds them.
+ */
+export async function ensureBinaries(): Promise<void> {
+  if (missingComponents().length === 0) return;
+  const packages = Object.values(components);
+  log(`building Kubernetes v${KUBERNETES_VERSION} components into ${binDir()} (first time only)`);
+  mkdirSync(dirname(binDir()), { recursive: true });
+  const out = mkdtempSync(join(dirname(binDir()), "build-"));
+  try {
+    await goBuild({
+      module: localClusterModule,
+      packages,
+      out,
+      label: "go build",
+      ldflags: ldflags(),
+    });
+    mkdirSync(binDir(), { recursive: true });
+    for (const [name, pkg] of Object.entries(components)) {
+      renameSync(join(out, builtName(pkg)), join(binDir(), name));
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
   }
-  rmSync(out, { recursive: true, force: true });
 }

@@ -57,6 +57,23 @@ function issue(
   ]);
 }
 
+const clientExt =
+  "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n";
+
+/**
+ * A client certificate for `/O=<group>/CN=<user>` signed by the control plane's CA (a node's
+ * kubelet is `system:node:<name>` in `system:nodes`). Returns the certificate and key paths.
+ */
+export function issueClientCert(
+  dir: string,
+  name: string,
+  subject: string,
+  ca: CertFiles,
+): { certificate: string; key: string } {
+  issue(dir, name, subject, clientExt, ca);
+  return { certificate: join(dir, `${name}.crt`), key: join(dir, `${name}.key`) };
+}
+
 const serverExt = (sans: string) =>
   `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n` +
   `extendedKeyUsage=serverAuth\nsubjectAltName=${sans}\n`;
@@ -65,8 +82,9 @@ const serverExt = (sans: string) =>
  * Writes a throwaway PKI for the local control plane: one CA, the apiserver's serving cert,
  * an admin client cert (group system:masters), the service-account key pair, and the serving
  * cert of the module's webhook on localhost (the apiserver runs on the same host).
+ * `apiserverSans` adds names to the apiserver's cert (a node's Pods reach it by another address).
  */
-export function writeCerts(dir: string): CertFiles {
+export function writeCerts(dir: string, apiserverSans: string[] = []): CertFiles {
   const files: CertFiles = {
     caCert: join(dir, "ca.crt"),
     caKey: join(dir, "ca.key"),
@@ -104,17 +122,12 @@ export function writeCerts(dir: string): CertFiles {
     "/CN=kube-apiserver",
     serverExt(
       "IP:127.0.0.1,IP:::1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default," +
-        "DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local",
+        "DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local" +
+        apiserverSans.map(san => `,${san}`).join(""),
     ),
     files,
   );
-  issue(
-    dir,
-    "admin",
-    "/O=system:masters/CN=admin",
-    "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n",
-    files,
-  );
+  issue(dir, "admin", "/O=system:masters/CN=admin", clientExt, files);
   issue(dir, "webhook", "/CN=localhost", serverExt("DNS:localhost,IP:127.0.0.1,IP:::1"), files);
   ecKey(files.serviceAccountKey);
   openssl(["pkey", "-in", files.serviceAccountKey, "-pubout", "-out", files.serviceAccountPub]);

@@ -7,6 +7,22 @@ import { freePort, Managed, startProcess, waitFor } from "../processes";
 import { CertFiles, writeCerts } from "./certs";
 import { binary } from "./paths";
 
+/** The Service IP range: the `kubernetes` Service is its first address (10.0.0.1). */
+export const SERVICE_CIDR = "10.0.0.0/24";
+
+/**
+ * What a real node (hack/node/) needs of the control plane; without it, the embedded default
+ * runs as before: API server on loopback, no kubelet, three controllers.
+ */
+export interface NodeSupport {
+  /**
+   * Address the API server binds and advertises instead of 127.0.0.1: Pods reach it there
+   * through the `kubernetes` Service (an endpoint may not be a loopback address), so it must
+   * exist on this machine before the API server starts (the node's bridge address).
+   */
+  address: string;
+}
+
 export interface ControlPlane {
   kubeconfig: string;
   server: string;
@@ -106,31 +122,54 @@ async function startEtcd(
   return { proc, url };
 }
 
+/**
+ * The API server flags a node changes: its address; the `kubernetes` Service's endpoint kept
+ * (lease reconciler, the default); kubelets authorized by the Node authorizer and limited by
+ * NodeRestriction, as on any cluster; the API server's client cert for kubelets (logs, exec).
+ */
+export function apiserverAddressing(certs: CertFiles, node?: NodeSupport): string[] {
+  if (!node) {
+    // No default route in sandboxes: advertise loopback and skip the endpoints reconciler.
+    return [
+      "--bind-address=127.0.0.1",
+      "--advertise-address=127.0.0.1",
+      "--endpoint-reconciler-type=none",
+      "--authorization-mode=RBAC",
+    ];
+  }
+  return [
+    `--bind-address=${node.address}`,
+    `--advertise-address=${node.address}`,
+    "--authorization-mode=Node,RBAC",
+    "--enable-admission-plugins=NodeRestriction",
+    `--kubelet-client-certificate=${certs.adminCert}`,
+    `--kubelet-client-key=${certs.adminKey}`,
+    "--kubelet-preferred-address-types=InternalIP",
+  ];
+}
+
 async function startApiserver(
   etcdUrl: string,
   certs: CertFiles,
   logDir: string,
+  node?: NodeSupport,
 ): Promise<{ proc: Managed; server: string }> {
   const port = await freePort();
-  const server = `https://127.0.0.1:${port}`;
+  const server = `https://${node?.address ?? "127.0.0.1"}:${port}`;
   const proc = startProcess(
     "kube-apiserver",
     binary("kube-apiserver"),
     [
       `--etcd-servers=${etcdUrl}`,
-      "--bind-address=127.0.0.1",
       `--secure-port=${port}`,
-      // No default route in sandboxes: advertise loopback and skip the endpoints reconciler.
-      "--advertise-address=127.0.0.1",
-      "--endpoint-reconciler-type=none",
+      ...apiserverAddressing(certs, node),
       `--tls-cert-file=${certs.apiserverCert}`,
       `--tls-private-key-file=${certs.apiserverKey}`,
       `--client-ca-file=${certs.caCert}`,
       "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
       `--service-account-key-file=${certs.serviceAccountPub}`,
       `--service-account-signing-key-file=${certs.serviceAccountKey}`,
-      "--service-cluster-ip-range=10.0.0.0/24",
-      "--authorization-mode=RBAC",
+      `--service-cluster-ip-range=${SERVICE_CIDR}`,
       "--allow-privileged=true",
       // PORCH_PEPR_APISERVER_PROFILING=1 serves /debug/pprof (to profile the API server under npm run bench).
       `--profiling=${process.env.PORCH_PEPR_APISERVER_PROFILING ? "true" : "false"}`,
@@ -144,7 +183,28 @@ async function startApiserver(
   return { proc, server };
 }
 
-function startControllerManager(kubeconfig: string, logDir: string): Managed {
+/**
+ * Without a node: garbage collection makes ownerReference cascades real; the namespace
+ * controller makes namespace deletion finish; service accounts exist for anything that expects
+ * them. With a node, every default controller, as on a cluster: Deployments, ReplicaSets,
+ * EndpointSlices, node lifecycle (it lifts the not-ready taint), and the kube-root-ca.crt
+ * ConfigMap that every Pod's service-account volume mounts.
+ */
+export function controllerFlags(certs: CertFiles, node?: NodeSupport): string[] {
+  if (!node) {
+    return [
+      "--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller",
+    ];
+  }
+  return ["--controllers=*", `--root-ca-file=${certs.caCert}`];
+}
+
+function startControllerManager(
+  kubeconfig: string,
+  certs: CertFiles,
+  logDir: string,
+  node?: NodeSupport,
+): Managed {
   return startProcess(
     "kube-controller-manager",
     binary("kube-controller-manager"),
@@ -152,9 +212,7 @@ function startControllerManager(kubeconfig: string, logDir: string): Managed {
       `--kubeconfig=${kubeconfig}`,
       "--leader-elect=false",
       "--secure-port=0",
-      // Garbage collection makes ownerReference cascades real; the namespace controller makes
-      // namespace deletion finish; service accounts exist for anything that expects them.
-      "--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller",
+      ...controllerFlags(certs, node),
       "--kube-api-qps=100",
       "--kube-api-burst=200",
     ],
@@ -175,16 +233,17 @@ export function kubectl(kubeconfig: string, args: string[], input?: string): str
  * Starts etcd, kube-apiserver and kube-controller-manager from the cached upstream binaries.
  * `beforeControllers` runs once the API serves and before the controller manager starts: the
  * garbage collector only notices CRDs created after it started on its 30 s resync, so CRDs
- * are installed there.
+ * are installed there. `node` prepares it for a real node (hack/node/).
  */
 export async function startControlPlane(
   stateDir: string,
   beforeControllers: (kubeconfig: string) => Promise<void> | void = () => {},
   onStep: (what: string) => void = () => {},
+  node?: NodeSupport,
 ): Promise<ControlPlane> {
   const logDir = join(stateDir, "logs");
   mkdirSync(logDir, { recursive: true });
-  const certs = writeCerts(stateDir);
+  const certs = writeCerts(stateDir, node ? [`IP:${node.address}`] : []);
   const processes: Managed[] = [];
   const stop = async () => {
     for (const p of processes.reverse()) await p.stop();
@@ -194,7 +253,7 @@ export async function startControlPlane(
     const etcd = await startEtcd(stateDir, logDir);
     processes.push(etcd.proc);
     onStep("starting kube-apiserver");
-    const api = await startApiserver(etcd.url, certs, logDir);
+    const api = await startApiserver(etcd.url, certs, logDir, node);
     processes.push(api.proc);
     const kubeconfig = join(stateDir, "admin.kubeconfig");
     writeKubeconfig(kubeconfig, api.server, certs.caCert, {
@@ -208,7 +267,7 @@ export async function startControlPlane(
     );
     await beforeControllers(kubeconfig);
     onStep("starting kube-controller-manager");
-    processes.push(startControllerManager(kubeconfig, logDir));
+    processes.push(startControllerManager(kubeconfig, certs, logDir, node));
     return { kubeconfig, server: api.server, certs, stateDir, processes, stop };
   } catch (e) {
     await stop();

@@ -1,0 +1,3 @@
+module porch-pepr/hack/localnode/images
+
+go 1.26.0
