@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from "node:child_process";
 import { openSync } from "node:fs";
+import { get as httpGet } from "node:http";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
@@ -62,6 +63,16 @@ export function startProcess(
       clearTimeout(timer);
     },
   };
+}
+
+/** Whether a plain-HTTP GET of `url` answers 200 (a health endpoint); false on any error. */
+export function httpOk(url: string): Promise<boolean> {
+  return new Promise(resolve => {
+    httpGet(url, res => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    }).on("error", () => resolve(false));
+  });
 }
 
 /** Polls `probe` until it returns true; fails with the tail of the log if the child died. */

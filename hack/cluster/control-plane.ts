@@ -1,9 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { get } from "node:https";
-import { get as httpGet } from "node:http";
 import { join } from "node:path";
-import { freePort, Managed, startProcess, waitFor } from "../processes";
+import { freePort, httpOk, Managed, startProcess, waitFor } from "../processes";
 import { CertFiles, writeCerts } from "./certs";
 import { binary } from "./paths";
 
@@ -30,15 +29,6 @@ export interface ControlPlane {
   stateDir: string;
   processes: Managed[];
   stop(): Promise<void>;
-}
-
-function httpOk(url: string): Promise<boolean> {
-  return new Promise(resolve => {
-    httpGet(url, res => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    }).on("error", () => resolve(false));
-  });
 }
 
 function httpsOk(url: string, ca: Buffer): Promise<boolean> {

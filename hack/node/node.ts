@@ -8,11 +8,10 @@ import {
   rmdirSync,
   writeFileSync,
 } from "node:fs";
-import { get as httpGet } from "node:http";
 import { join } from "node:path";
 import { issueClientCert } from "../cluster/certs";
 import { ControlPlane, kubectl, writeKubeconfig } from "../cluster/control-plane";
-import { freePort, Managed, startProcess, waitFor } from "../processes";
+import { freePort, httpOk, Managed, startProcess, waitFor } from "../processes";
 import {
   cniConfig,
   containerdConfig,
@@ -38,15 +37,6 @@ export interface Node {
   importBinaryImage(name: string, user?: string): string;
   processes: Managed[];
   stop(): Promise<void>;
-}
-
-function httpOk(url: string): Promise<boolean> {
-  return new Promise(resolve => {
-    httpGet(url, res => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    }).on("error", () => resolve(false));
-  });
 }
 
 /** Image reference of one of our binaries: tagged by content, so a rebuilt binary re-imports. */
