@@ -113,6 +113,13 @@ async function startEtcd(
 }
 
 /**
+ * Admission plugins off by default upstream but on in hardened distributions (OpenShift):
+ * with OwnerReferencesPermissionEnforcement, setting blockOwnerDeletion on an owner reference
+ * needs `update` on the owner's `finalizers` subresource, so the shipped RBAC is tested for it.
+ */
+const HARDENED_ADMISSION = "OwnerReferencesPermissionEnforcement";
+
+/**
  * The API server flags a node changes: its address; the `kubernetes` Service's endpoint kept
  * (lease reconciler, the default); kubelets authorized by the Node authorizer and limited by
  * NodeRestriction, as on any cluster; the API server's client cert for kubelets (logs, exec).
@@ -125,13 +132,14 @@ export function apiserverAddressing(certs: CertFiles, node?: NodeSupport): strin
       "--advertise-address=127.0.0.1",
       "--endpoint-reconciler-type=none",
       "--authorization-mode=RBAC",
+      `--enable-admission-plugins=${HARDENED_ADMISSION}`,
     ];
   }
   return [
     `--bind-address=${node.address}`,
     `--advertise-address=${node.address}`,
     "--authorization-mode=Node,RBAC",
-    "--enable-admission-plugins=NodeRestriction",
+    `--enable-admission-plugins=NodeRestriction,${HARDENED_ADMISSION}`,
     `--kubelet-client-certificate=${certs.adminCert}`,
     `--kubelet-client-key=${certs.adminKey}`,
     "--kubelet-preferred-address-types=InternalIP",

@@ -4,12 +4,13 @@ import { apiserverAddressing, controllerFlags } from "../../../hack/cluster/cont
 const certs = { adminCert: "/admin.crt", adminKey: "/admin.key", caCert: "/ca.crt" } as CertFiles;
 
 describe("control plane flags", () => {
-  it("keeps the embedded default as it was: loopback, no endpoint reconciler, RBAC, 3 controllers", () => {
+  it("keeps the embedded default: loopback, no endpoint reconciler, RBAC, 3 controllers", () => {
     expect(apiserverAddressing(certs)).toEqual([
       "--bind-address=127.0.0.1",
       "--advertise-address=127.0.0.1",
       "--endpoint-reconciler-type=none",
       "--authorization-mode=RBAC",
+      "--enable-admission-plugins=OwnerReferencesPermissionEnforcement",
     ]);
     expect(controllerFlags(certs)).toEqual([
       "--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller",
@@ -23,7 +24,7 @@ describe("control plane flags", () => {
         "--bind-address=10.244.0.1",
         "--advertise-address=10.244.0.1",
         "--authorization-mode=Node,RBAC",
-        "--enable-admission-plugins=NodeRestriction",
+        "--enable-admission-plugins=NodeRestriction,OwnerReferencesPermissionEnforcement",
         "--kubelet-client-certificate=/admin.crt",
       ]),
     );

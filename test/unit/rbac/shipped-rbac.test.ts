@@ -53,6 +53,19 @@ describe("the RBAC the module ships", () => {
       expect(grants("config.porch.kpt.dev", `${resource}/status`, "patch")).toBe(true);
   });
 
+  it("may set blockOwnerDeletion on a set's PackageVariants, and writes no set or Repository", () => {
+    // OwnerReferencesPermissionEnforcement (on in hardened clusters and in our control plane)
+    // asks for update on the owner's finalizers before a blockOwnerDeletion reference is set.
+    expect(grants("config.porch.kpt.dev", "packagevariantsets/finalizers", "update")).toBe(true);
+    for (const resource of ["repositories", "packagevariantsets"])
+      for (const verb of ["create", "update", "patch", "delete"])
+        expect([resource, verb, grants("config.porch.kpt.dev", resource, verb)]).toEqual([
+          resource,
+          verb,
+          false,
+        ]);
+  });
+
   it("may change only this module's own CustomResourceDefinitions", () => {
     const crdRules = rules.filter(r => r.resources.includes("customresourcedefinitions"));
     expect(crdRules).toHaveLength(1);
