@@ -88,7 +88,7 @@ export const nodeBuilds: Record<string, NodeBuild> = {
   },
 };
 
-function cacheBase(): string {
+export function cacheBase(): string {
   return (
     process.env.PORCH_PEPR_CACHE ??
     join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "porch-pepr")

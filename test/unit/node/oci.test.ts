@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binaryImage, ociArchitecture, ociArchive, tar } from "../../../hack/node/oci";
@@ -41,8 +41,25 @@ describe("tar", () => {
     expect(tar(entries).equals(tar(entries))).toBe(true);
   });
 
-  it("refuses a path ustar cannot hold without a prefix", () => {
-    expect(() => tar([{ path: "x".repeat(101) }])).toThrow(/too long/);
+  it("writes long paths and link targets (pax), symlinks and owners as tar reads them", () => {
+    const deep = `${"d".repeat(60)}/${"e".repeat(60)}/`;
+    const target = `${deep}${"f".repeat(90)}.js`;
+    const listing = (archive: Buffer) => {
+      const file = join(dir, "list.tar");
+      writeFileSync(file, archive);
+      return execFileSync("tar", ["-tvf", file, "--numeric-owner"]).toString();
+    };
+    const archive = tar([
+      { path: "d".repeat(60) + "/" },
+      { path: deep },
+      { path: target, data: Buffer.from("module.exports = 1;\n"), uid: 65532, gid: 65532 },
+      { path: "link", linkname: target },
+    ]);
+    expect(listing(archive)).toMatch(/65532\/65532 .* d{60}\/e{60}\/f{90}\.js/);
+    untar(archive);
+    expect(readFileSync(join(dir, target), "utf8")).toBe("module.exports = 1;\n");
+    expect(readlinkSync(join(dir, "link"))).toBe(target);
+    expect(readFileSync(join(dir, "link"), "utf8")).toBe("module.exports = 1;\n");
   });
 });
 
