@@ -66,7 +66,9 @@ describe("the RBAC the module ships", () => {
         ]);
   });
 
-  it("may change only this module's own CustomResourceDefinitions", () => {
+  // Pepr's controller.js applies the PeprStore CRD (server-side, forced) before it starts the
+  // module: without patch on it every Pod of `npx pepr deploy` exits with 403.
+  it("may change only this module's own CustomResourceDefinitions and Pepr's store's", () => {
     const crdRules = rules.filter(r => r.resources.includes("customresourcedefinitions"));
     expect(crdRules).toHaveLength(1);
     expect(crdRules[0].resourceNames?.sort()).toEqual([
@@ -74,6 +76,7 @@ describe("the RBAC the module ships", () => {
       "packagerevisions.porch.kpt.dev",
       "packagevariants.config.porch.kpt.dev",
       "packagevariantsets.config.porch.kpt.dev",
+      "peprstores.pepr.dev",
       "repositories.config.porch.kpt.dev",
     ]);
   });
