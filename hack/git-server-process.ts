@@ -4,9 +4,9 @@ import { createBareRepo, GitServer } from "./git-server";
 import { freePort, startProcess, waitFor } from "./processes";
 import { repoRoot } from "./cluster/paths";
 
-function listening(port: number): Promise<boolean> {
+function listening(port: number, host: string): Promise<boolean> {
   return new Promise(resolve => {
-    const socket = connect(port, "127.0.0.1", () => {
+    const socket = connect(port, host, () => {
       socket.end();
       resolve(true);
     }).on("error", () => resolve(false));
@@ -22,6 +22,8 @@ export async function startGitServerProcess(
   root: string,
   logDir: string,
   auth?: { user: string; password: string },
+  /** The address to listen on: loopback unless Pods must reach it (a node's bridge address). */
+  host = "127.0.0.1",
 ): Promise<GitServer> {
   const port = await freePort();
   const args = [
@@ -31,11 +33,13 @@ export async function startGitServerProcess(
     root,
     "--port",
     String(port),
+    "--host",
+    host,
   ];
   if (auth) args.push("--user", auth.user, "--password", auth.password);
   const proc = startProcess(name, process.execPath, args, logDir);
-  await waitFor(`${name} listening`, () => listening(port), 30_000, proc);
-  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${name} listening`, () => listening(port, host), 30_000, proc);
+  const url = `http://${host}:${port}`;
   return {
     url,
     port,
