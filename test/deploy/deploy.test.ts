@@ -1,5 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binDir } from "../../hack/cluster/paths";
@@ -121,6 +121,26 @@ afterAll(async () => {
   if (installDir) rmSync(installDir, { recursive: true, force: true });
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 }, 120_000);
+
+/** The peak memory of a Pod's container, from its cgroup v1 memory controller on the node. */
+function peakMemoryMiB(selector: string): string {
+  try {
+    const [pod] = listJson<{ status: { containerStatuses: { containerID: string }[] } }>(
+      "pods",
+      "pepr-system",
+      selector,
+    );
+    const id = pod.status.containerStatuses[0].containerID.replace(/^containerd:\/\//, "");
+    const find = spawnSync("find", ["/sys/fs/cgroup/memory/kubepods", "-type", "d", "-name", id], {
+      encoding: "utf8",
+    });
+    const dir = find.stdout.split("\n")[0];
+    const bytes = Number(readFileSync(join(dir, "memory.max_usage_in_bytes"), "utf8"));
+    return `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
+  } catch (e) {
+    return `unknown (${e instanceof Error ? e.message : e})`;
+  }
+}
 
 interface Pod {
   metadata: { name: string; labels: Record<string, string> };
@@ -262,5 +282,8 @@ it("fans a PackageVariantSet out to rendered drafts in git, the watcher Pod dele
     // One draft branch per package: none lost, none doubled by the restart.
     expect(branches).toEqual(packages.map(p => `drafts/${p}/packagevariant-1`));
   }
+  log(
+    `watcher container peak memory: ${peakMemoryMiB("app=pepr-porch-pepr-watcher")} (limit 512Mi)`,
+  );
   step(`check: ${expected} drafts rendered and in git after a watcher restart`);
 }, 600_000);
