@@ -4,15 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binDir } from "../../hack/cluster/paths";
 import { DEMO_BLUEPRINTS, DemoPackage } from "../../hack/demo/packages";
-import { publishPackages } from "../../hack/demo/repositories";
 import { ensureControllerImage, UID } from "../../hack/deploy/controller-image";
 import { peprBuildAndDeploy, prepareInstallDir } from "../../hack/deploy/install";
 import { GitServer } from "../../hack/git-server";
 import { startGitServerProcess } from "../../hack/git-server-process";
 import { ensureNodeClusterBinaries, NodeCluster, startNodeCluster } from "../../hack/node/cluster";
 import { NODE_NETWORK } from "../../hack/node/config";
-import { openContentStore } from "../../lib/git";
 import { loadExamples } from "../support/examples";
+import { publishTo, registerRepository } from "../support/git";
 import { createNamespace, getJson, kubectl, kubectlOk, listJson } from "../support/kubectl";
 import { eventually } from "../support/wait";
 
@@ -41,29 +40,8 @@ let ns = "";
 /** A bare repository on the host's git server with `packages` published; its URL. */
 async function gitRepository(name: string, packages: readonly DemoPackage[] = []) {
   const { url } = await git!.createBareRepo(name);
-  const store = openContentStore(
-    { url, createBranch: true },
-    { cacheRoot: mkdtempSync(join(stateDir, "writer-")) },
-  );
-  try {
-    await store.open();
-    await publishPackages(store, packages);
-  } finally {
-    store.close();
-  }
+  await publishTo(url, packages, { cacheParent: stateDir });
   return url;
-}
-
-function registerRepository(name: string, url: string, deployment = false): void {
-  kubectlOk(
-    ["apply", "-n", ns, "-f", "-"],
-    JSON.stringify({
-      apiVersion: "config.porch.kpt.dev/v1alpha1",
-      kind: "Repository",
-      metadata: { name },
-      spec: { deployment, git: { repo: url, branch: "main" } },
-    }),
-  );
 }
 
 interface Conditioned {
@@ -191,7 +169,7 @@ describe.each(
 it("syncs a Repository on a host git server from the watcher Pod (isomorphic-git)", async () => {
   const url = await gitRepository("blueprints", DEMO_BLUEPRINTS);
   expect(url.startsWith(`http://${NODE_NETWORK.gateway}:`)).toBe(true);
-  registerRepository("blueprints", url);
+  registerRepository(ns, "blueprints", url);
   const ready = await eventually(
     "Repository blueprints Ready",
     () => {
@@ -216,7 +194,7 @@ it("fans a PackageVariantSet out to rendered drafts in git, the watcher Pod dele
   const urls = new Map<string, string>();
   for (const name of clusters) {
     urls.set(name, await gitRepository(name));
-    registerRepository(name, urls.get(name)!, true);
+    registerRepository(ns, name, urls.get(name)!, { deployment: true });
   }
   for (const name of clusters) {
     await eventually(`${name} Ready`, () =>

@@ -62,9 +62,25 @@ export async function createGitRepository(
     `${prefix}-${randomBytes(3).toString("hex")}`,
   );
   const credentials = server.credentials && { type: "basic" as const, ...server.credentials };
+  await publishTo(url, packages, { credentials });
+  return url;
+}
+
+/**
+ * Opens (creating `main` in) the repository at `url` through the content store and publishes
+ * `packages` there, as the operator lays them out.
+ */
+export async function publishTo(
+  url: string,
+  packages: readonly DemoPackage[],
+  options: {
+    credentials?: { type: "basic"; username: string; password: string };
+    cacheParent?: string;
+  } = {},
+): Promise<void> {
   const store = openContentStore(
-    { url, createBranch: true, ...(credentials && { credentials }) },
-    { cacheRoot: mkdtempSync(join(tmpdir(), "porch-e2e-writer-")) },
+    { url, createBranch: true, ...(options.credentials && { credentials: options.credentials }) },
+    { cacheRoot: mkdtempSync(join(options.cacheParent ?? tmpdir(), "porch-e2e-writer-")) },
   );
   try {
     await store.open();
@@ -72,7 +88,6 @@ export async function createGitRepository(
   } finally {
     store.close();
   }
-  return url;
 }
 
 /** Registers a Repository object for a git URL. */
