@@ -8,14 +8,15 @@ function elapsed(since: number): string {
   return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s` : `${s}s`;
 }
 
-/** One line per step: "[3/7 +12s] starting kube-apiserver". */
+/** One line per step: "[3/7 +12s] starting kube-apiserver" ("[3 +12s]" when steps vary). */
 export class Steps {
   #n = 0;
-  constructor(private readonly total: number) {}
+  constructor(private readonly total?: number) {}
 
   step(what: string): void {
     this.#n += 1;
-    process.stderr.write(`[${this.#n}/${this.total} +${elapsed(started)}] ${what}\n`);
+    const of = this.total === undefined ? "" : `/${this.total}`;
+    process.stderr.write(`[${this.#n}${of} +${elapsed(started)}] ${what}\n`);
   }
 }
 

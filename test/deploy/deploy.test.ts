@@ -4,15 +4,28 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binDir } from "../../hack/cluster/paths";
 import { DEMO_BLUEPRINTS, DemoPackage } from "../../hack/demo/packages";
-import { ensureControllerImage, UID } from "../../hack/deploy/controller-image";
-import { peprBuildAndDeploy, prepareInstallDir } from "../../hack/deploy/install";
-import { GitServer } from "../../hack/git-server";
-import { startGitServerProcess } from "../../hack/git-server-process";
-import { ensureNodeClusterBinaries, NodeCluster, startNodeCluster } from "../../hack/node/cluster";
+import { UID } from "../../hack/deploy/controller-image";
+import { PodsEnvironment, startPodsEnvironment } from "../../hack/deploy/environment";
 import { NODE_NETWORK } from "../../hack/node/config";
 import { loadExamples } from "../support/examples";
 import { publishTo, registerRepository } from "../support/git";
-import { createNamespace, getJson, kubectl, kubectlOk, listJson } from "../support/kubectl";
+import {
+  createNamespace,
+  getJson,
+  kubectl,
+  kubectlOk,
+  listJson,
+  mergePatch,
+} from "../support/kubectl";
+import {
+  condition,
+  files,
+  lifecycleReached,
+  PR,
+  publishCopy,
+  setLifecycle,
+  yamlOf,
+} from "../support/package-revisions";
 import { eventually } from "../support/wait";
 
 // The module installed as a user installs it: `npx pepr build --custom-image`, the image in the
@@ -31,72 +44,49 @@ const step = (what: string) => {
 const log = (what: string) => process.stderr.write(`[deploy] ${what}\n`);
 
 let stateDir = "";
-let installDir = "";
-let cluster: NodeCluster | undefined;
-let git: GitServer | undefined;
-let image = "";
+let env: PodsEnvironment | undefined;
 let ns = "";
 
-/** A bare repository on the host's git server with `packages` published; its URL. */
-async function gitRepository(name: string, packages: readonly DemoPackage[] = []) {
-  const { url } = await git!.createBareRepo(name);
-  await publishTo(url, packages, { cacheParent: stateDir });
+/** A bare repository on the host's (open or basic-auth) git server with `packages` published; its URL. */
+async function gitRepository(
+  name: string,
+  packages: readonly DemoPackage[] = [],
+  server: "open" | "auth" = "open",
+) {
+  const git = server === "auth" ? env!.authGit : env!.git;
+  const { url } = await git.createBareRepo(name);
+  const credentials =
+    server === "auth"
+      ? { type: "basic" as const, username: env!.authGit.user, password: env!.authGit.password }
+      : undefined;
+  await publishTo(url, packages, { cacheParent: stateDir, credentials });
   return url;
 }
 
-interface Conditioned {
-  status?: { conditions?: { type: string; status: string; message?: string }[] };
-}
-const conditionOf = (obj: Conditioned | undefined, type: string) =>
-  obj?.status?.conditions?.find(c => c.type === type);
-
 beforeAll(async () => {
-  if (process.getuid?.() !== 0) throw new Error("npm run test:deploy needs root: a real node");
-  await ensureNodeClusterBinaries(log);
-  step("node and control plane binaries (cached)");
-  const controller = ensureControllerImage(log);
-  image = controller.ref;
-  step("controller image (cached)");
+  if (process.getuid?.() !== 0)
+    throw new Error(
+      "the deploy suite needs root (a real node: bridge, containerd, runc); as another user run npm run test:unit and npm run test:e2e",
+    );
   stateDir = mkdtempSync(join(tmpdir(), "porch-pepr-deploy-"));
-  cluster = await startNodeCluster(stateDir, { onStep: log });
-  process.env.KUBECONFIG = cluster.controlPlane.kubeconfig;
+  // Each step's time is booked when the next one starts.
+  let phase = "start";
+  env = await startPodsEnvironment(stateDir, what => {
+    step(phase);
+    phase = what;
+    log(what);
+  });
+  step(phase);
+  process.env.KUBECONFIG = env.kubeconfig;
   process.env.PATH = `${binDir()}:${process.env.PATH}`;
-  step("control plane and node up");
-  cluster.node.importImage(controller.archive);
-  step("image imported into the node's containerd");
-  // Pods reach the host at the bridge's address, not at its loopback.
-  git = await startGitServerProcess(
-    "git-server",
-    join(stateDir, "git"),
-    join(stateDir, "logs"),
-    undefined,
-    NODE_NETWORK.gateway,
-  );
-  // The install's setting, as a user sets it in package.json before building: http git URLs
-  // (the test's git servers are plain http on the bridge; https is always allowed).
-  installDir = prepareInstallDir({ PORCH_PEPR_GIT_ALLOW_HTTP: "any" });
-  log(`npx pepr build --custom-image ${image}; npx pepr deploy --yes --image ${image}`);
-  peprBuildAndDeploy(installDir, image, cluster.controlPlane.kubeconfig);
-  step("npx pepr build + npx pepr deploy (Deployments rolled out)");
-  kubectlOk([
-    "wait",
-    "--for=condition=Ready",
-    "pod",
-    "--all",
-    "-n",
-    "pepr-system",
-    "--timeout=180s",
-  ]);
   ns = createNamespace("deploy");
 }, 40 * 60_000);
 
 afterAll(async () => {
   const stopping = Date.now();
-  await git?.close();
-  await cluster?.stop();
+  await env?.stop();
   timings.push(["stop", (Date.now() - stopping) / 1000]);
   log(timings.map(([what, s]) => `${s.toFixed(1)}s  ${what}`).join("\n[deploy] "));
-  if (installDir) rmSync(installDir, { recursive: true, force: true });
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 }, 120_000);
 
@@ -138,8 +128,8 @@ it("runs the admission and watcher Pods from our image on the node, as uid 65532
   const apps = pods.map(p => p.metadata.labels.app).sort();
   expect(apps).toEqual(["pepr-porch-pepr", "pepr-porch-pepr", "pepr-porch-pepr-watcher"]);
   for (const pod of pods) {
-    expect(pod.spec.nodeName).toBe(cluster!.node.name);
-    expect(pod.spec.containers[0].image).toBe(image);
+    expect(pod.spec.nodeName).toBe(env!.cluster.node.name);
+    expect(pod.spec.containers[0].image).toBe(env!.image);
     expect(pod.spec.containers[0].imagePullPolicy).toBe("IfNotPresent");
     expect(pod.spec.containers[0].securityContext?.runAsUser).toBe(UID);
   }
@@ -166,41 +156,62 @@ describe.each(
   });
 });
 
-it("syncs a Repository on a host git server from the watcher Pod (isomorphic-git)", async () => {
-  const url = await gitRepository("blueprints", DEMO_BLUEPRINTS);
+const clusters = ["cluster-01", "cluster-02", "cluster-03"];
+const packages = ["app-a", "app-b", "app-c", "app-d"];
+const expected = clusters.length * packages.length;
+const urls = new Map<string, string>();
+
+/** The deployment repositories' PackageRevisions of the fan-out. */
+const downstream = () =>
+  listJson<PR>("packagerevisions", ns).filter(pr => clusters.includes(pr.spec.repository));
+
+/** The branches under `prefix` of a repository, as `git ls-remote` on the host sees them. */
+function gitRefs(url: string, prefix: string): string[] {
+  return execFileSync("git", ["ls-remote", url], { encoding: "utf8" })
+    .split("\n")
+    .map(line => line.split("\t")[1] ?? "")
+    .filter(ref => ref.startsWith(prefix))
+    .map(ref => ref.slice(prefix.length))
+    .sort();
+}
+
+it("syncs a Repository behind basic auth from the watcher Pod (isomorphic-git, a Secret)", async () => {
+  const url = await gitRepository("blueprints", DEMO_BLUEPRINTS, "auth");
   expect(url.startsWith(`http://${NODE_NETWORK.gateway}:`)).toBe(true);
-  registerRepository(ns, "blueprints", url);
+  kubectlOk(
+    ["apply", "-n", ns, "-f", "-"],
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "blueprints-auth" },
+      type: "kubernetes.io/basic-auth",
+      stringData: { username: env!.authGit.user, password: env!.authGit.password },
+    }),
+  );
+  registerRepository(ns, "blueprints", url, { secretRef: "blueprints-auth" });
   const ready = await eventually(
     "Repository blueprints Ready",
     () => {
-      const c = conditionOf(getJson<Conditioned>("repository", "blueprints", ns), "Ready");
+      const c = condition(getJson<PR>("repository", "blueprints", ns), "Ready");
       return c?.status === "True" ? c : undefined;
     },
     120_000,
   );
   expect(ready.message).toMatch(/synced \d+ package revision/);
-  const v2 = getJson<Conditioned & { spec: { lifecycle: string } }>(
-    "packagerevision",
-    "blueprints.base-ns.v2",
-    ns,
+  expect(getJson<PR>("packagerevision", "blueprints.base-ns.v2", ns)?.spec.lifecycle).toBe(
+    "Published",
   );
-  expect(v2?.spec.lifecycle).toBe("Published");
-  step("check: Repository Ready");
+  step("check: Repository behind basic auth Ready");
 });
 
 it("fans a PackageVariantSet out to rendered drafts in git, the watcher Pod deleted midway", async () => {
-  const clusters = ["cluster-01", "cluster-02", "cluster-03"];
-  const packages = ["app-a", "app-b", "app-c", "app-d"];
-  const urls = new Map<string, string>();
   for (const name of clusters) {
     urls.set(name, await gitRepository(name));
     registerRepository(ns, name, urls.get(name)!, { deployment: true });
   }
   for (const name of clusters) {
     await eventually(`${name} Ready`, () =>
-      conditionOf(getJson<Conditioned>("repository", name, ns), "Ready")?.status === "True"
-        ? true
-        : undefined,
+      condition(getJson<PR>("repository", name, ns), "Ready")?.status === "True" ? true : undefined,
     );
   }
   kubectlOk(
@@ -215,7 +226,6 @@ it("fans a PackageVariantSet out to rendered drafts in git, the watcher Pod dele
       },
     }),
   );
-  const expected = clusters.length * packages.length;
   // Midway: some variants exist, not yet all their drafts.
   await eventually(
     "the fan-out under way",
@@ -223,45 +233,93 @@ it("fans a PackageVariantSet out to rendered drafts in git, the watcher Pod dele
     60_000,
     50,
   );
-  const before = listJson("packagerevisions", ns).filter(
-    (pr: { spec?: { lifecycle?: string } }) => pr.spec?.lifecycle === "Draft",
-  ).length;
+  const before = downstream().length;
   log(`deleting the watcher Pod with ${before} of ${expected} drafts created`);
   kubectlOk(["delete", "pod", "-n", "pepr-system", "-l", "app=pepr-porch-pepr-watcher"]);
 
-  const variants = await eventually(
-    `${expected} PackageVariants Ready`,
-    () => {
-      const all = listJson<Conditioned>("packagevariants", ns);
-      const ready = all.filter(pv => conditionOf(pv, "Ready")?.status === "True");
-      return all.length === expected && ready.length === expected ? all : undefined;
-    },
-    300_000,
-    1000,
-  );
-  expect(variants).toHaveLength(expected);
-  const drafts = listJson<Conditioned & { spec: { lifecycle: string; repository: string } }>(
-    "packagerevisions",
-    ns,
-  ).filter(pr => clusters.includes(pr.spec.repository));
+  await allVariantsReady();
+  const drafts = downstream();
   expect(drafts).toHaveLength(expected);
   for (const draft of drafts) {
     expect(draft.spec.lifecycle).toBe("Draft");
-    expect(conditionOf(draft, "Rendered")?.status).toBe("True");
+    expect(condition(draft, "Rendered")?.status).toBe("True");
   }
   for (const name of clusters) {
-    const branches = execFileSync("git", ["ls-remote", "--heads", urls.get(name)!], {
-      encoding: "utf8",
-    })
-      .split("\n")
-      .filter(line => line.includes("refs/heads/drafts/"))
-      .map(line => line.split("refs/heads/")[1])
-      .sort();
     // One draft branch per package: none lost, none doubled by the restart.
-    expect(branches).toEqual(packages.map(p => `drafts/${p}/packagevariant-1`));
+    expect(gitRefs(urls.get(name)!, "refs/heads/drafts/")).toEqual(
+      packages.map(p => `${p}/packagevariant-1`),
+    );
   }
   log(
     `watcher container peak memory: ${peakMemoryMiB("app=pepr-porch-pepr-watcher")} (limit 512Mi)`,
   );
   step(`check: ${expected} drafts rendered and in git after a watcher restart`);
+}, 600_000);
+
+/** Waits until the set has `expected` PackageVariants, all Ready. */
+async function allVariantsReady(): Promise<void> {
+  await eventually(
+    `${expected} PackageVariants Ready`,
+    () => {
+      const all = listJson<PR>("packagevariants", ns);
+      const ready = all.filter(pv => condition(pv, "Ready")?.status === "True");
+      return all.length === expected && ready.length === expected ? true : undefined;
+    },
+    300_000,
+    1000,
+  );
+}
+
+it("publishes the drafts: each package tagged v1 on main in git", async () => {
+  const drafts = downstream();
+  for (const draft of drafts) setLifecycle(ns, draft.metadata.name, "Proposed");
+  for (const draft of drafts) await lifecycleReached(ns, draft.metadata.name, "Proposed");
+  for (const draft of drafts) setLifecycle(ns, draft.metadata.name, "Published");
+  for (const draft of drafts) await lifecycleReached(ns, draft.metadata.name, "Published");
+  for (const name of clusters) {
+    expect(gitRefs(urls.get(name)!, "refs/tags/")).toEqual(packages.map(p => `${p}/v1`));
+    expect(gitRefs(urls.get(name)!, "refs/heads/drafts/")).toEqual([]);
+  }
+  step(`check: ${expected} revisions published`);
+}, 300_000);
+
+it("upgrades every variant to a new upstream revision published through the Pods", async () => {
+  const v2 = getJson<PR>("packagerevision", "blueprints.base-ns.v2", ns)!;
+  const v3Files = { ...files(ns, v2.metadata.name) };
+  v3Files["resourcequota.yaml"] = v3Files["resourcequota.yaml"].replace(
+    'requests.cpu: "4"',
+    'requests.cpu: "6"',
+  );
+  await publishCopy(ns, v2, "v3", v3Files);
+  mergePatch("packagevariantset", "fleet", ns, { spec: { upstream: { revision: "v3" } } });
+
+  const upgrades = await eventually(
+    `${expected} upgrade drafts rendered`,
+    () => {
+      const drafts = downstream().filter(
+        pr => pr.spec.lifecycle === "Draft" && pr.status?.upstreamLock?.git?.ref === "base-ns/v3",
+      );
+      const done = drafts.filter(pr => condition(pr, "Rendered")?.status === "True");
+      return done.length === expected ? drafts : undefined;
+    },
+    300_000,
+    1000,
+  );
+  await allVariantsReady();
+  for (const draft of upgrades) {
+    expect(draft.spec.workspaceName).toBe("packagevariant-2");
+    const quota = yamlOf(ns, draft.metadata.name, "resourcequota.yaml");
+    expect(quota.spec.hard["requests.cpu"]).toBe("6");
+    // The variant's own mutation survives the 3-way merge: the namespace is the package name.
+    expect(quota.metadata.namespace).toBe(draft.spec.packageName);
+  }
+  for (const name of clusters) {
+    expect(gitRefs(urls.get(name)!, "refs/heads/drafts/")).toEqual(
+      packages.map(p => `${p}/packagevariant-2`),
+    );
+  }
+  log(
+    `watcher container peak memory: ${peakMemoryMiB("app=pepr-porch-pepr-watcher")} (limit 512Mi)`,
+  );
+  step(`check: ${expected} variants upgraded`);
 }, 600_000);

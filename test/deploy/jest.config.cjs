@@ -1,6 +1,6 @@
 // `npm run test:deploy` (root): the module installed with `npx pepr deploy` onto a real local
-// node (hack/node/), checked through kubectl. Not part of `npm test`: it needs root and a few
-// minutes; the root config's projects do not match test/deploy/.
+// node (hack/node/), checked through kubectl. `npm test` runs it after the unit and e2e projects,
+// on its own: it starts a control plane of its own and wants both cores.
 const { resolve } = require("node:path");
 const [unit] = require("../../jest.config.cjs").projects;
 

@@ -22,8 +22,9 @@ export interface PR {
   };
 }
 
-export const condition = (pr: PR | undefined, type: string) =>
-  pr?.status?.conditions?.find(c => c.type === type);
+/** Any object's condition of `type` (a PackageRevision's, a Repository's, a variant's). */
+export const condition = (obj: Pick<PR, "status"> | undefined, type: string) =>
+  obj?.status?.conditions?.find(c => c.type === type);
 
 export function createRevision(
   namespace: string,
