@@ -3,23 +3,20 @@ export { renderPackage, type RenderFailure, type RenderOptions, type RenderOutpu
 export type { RenderFailureReason, RenderStep, Stage } from "./pipeline";
 export {
   createFunctionRuntime,
+  DEFAULT_CATALOG_VIEW,
   ExecDeniedError,
   FunctionRuntimeError,
-  imageFunctionName,
+  type CatalogSource,
   type FunctionRunner,
   type FunctionRuntime,
   type FunctionRuntimeOptions,
+  type PodRunnerFactory,
   type RunRequest,
   type RunResponse,
 } from "./runtime";
 export type { ExecLimits } from "./exec";
-export {
-  EXEC_DISABLED,
-  execDenial,
-  execPolicyFromEnv,
-  parseExecAllowlist,
-  type ExecPolicy,
-} from "./exec-policy";
+export type { PodFunction, PodResourceList, PodRuntimeSettings } from "./pod-function";
+export * from "./catalog";
 export { BUILTIN_FUNCTIONS } from "./builtins";
 export {
   formatResultItem,

@@ -6,7 +6,8 @@ import { describeFunction } from "./kptfile";
 import { joinPath, relativeTo, type PackageNode, type RenderItem } from "./package-tree";
 import { resolveFunctionConfig } from "./function-config";
 import { addFunctionResult, type FunctionResult, type FunctionResultList } from "./results";
-import { ExecDeniedError } from "./runtime";
+import type { RuntimeName } from "./catalog";
+import { ExecDeniedError, FunctionRuntimeError } from "./runtime";
 import type { FunctionRunner, FunctionRuntime, RunItem, RunResponse } from "./runtime";
 import { hasSelection, mergeSelection, selectItems } from "./selectors";
 import type { PackageFiles, Pipeline, PipelineFunction } from "./types";
@@ -23,12 +24,20 @@ export interface RenderStep {
   /** Position in `pipeline.mutators` / `pipeline.validators`. */
   index: number;
   function: PipelineFunction;
-  runtime: "builtin" | "exec";
+  runtime: RuntimeName;
   result: FunctionResult;
 }
 
-/** Why a render failed, as a condition reason: the package itself is wrong, or a function failed. */
-export type RenderFailureReason = "InvalidKptfile" | "ExecDenied" | "RenderFailed";
+/**
+ * Why a render failed, as a condition reason: the package itself is wrong, the function catalog
+ * runs no such exec function (ExecDenied) or cannot run that image (FunctionUnavailable), or a
+ * function failed. The two catalog reasons may heal when the administrator changes the catalog.
+ */
+export type RenderFailureReason =
+  | "InvalidKptfile"
+  | "ExecDenied"
+  | "FunctionUnavailable"
+  | "RenderFailed";
 
 export class RenderError extends Error {
   constructor(
@@ -103,10 +112,7 @@ async function runFunction(
     runner = ctx.runtime.resolve(fn);
     functionConfig = resolveFunctionConfig(fn, pkg.dir, current, ctx.files);
   } catch (error) {
-    throw fail(
-      (error as Error).message,
-      error instanceof ExecDeniedError ? "ExecDenied" : undefined,
-    );
+    throw fail((error as Error).message, catalogReason(error));
   }
   const items = selected.map(item => ({
     doc: item.doc,
@@ -114,15 +120,23 @@ async function runFunction(
     index: item.index,
   }));
   const response = await runner.run({ items, functionConfig });
+  const { runtime } = runner;
   const result: FunctionResult = fn.exec
     ? { exec: fn.exec, exitCode: response.exitCode }
     : { image: fn.image, exitCode: response.exitCode };
   if (response.stderr) result.stderr = response.stderr;
   if (response.results.length > 0) result.results = response.results;
   addFunctionResult(ctx.resultList, result);
-  ctx.steps.push({ package: pkg.dir, stage, index, function: fn, runtime: runner.runtime, result });
+  ctx.steps.push({ package: pkg.dir, stage, index, function: fn, runtime, result });
   if (response.exitCode !== 0) throw fail(failureReason(response));
   return response;
+}
+
+/** A catalog that cannot run the function is its own reason; anything else fails the render. */
+function catalogReason(error: unknown): RenderFailureReason | undefined {
+  if (error instanceof ExecDeniedError) return "ExecDenied";
+  if (error instanceof FunctionRuntimeError) return "FunctionUnavailable";
+  return undefined;
 }
 
 function failureReason(response: RunResponse): string {
