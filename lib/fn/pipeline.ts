@@ -97,9 +97,9 @@ async function runFunction(
   selected: readonly RenderItem[],
   current: readonly RenderItem[],
 ): Promise<RunResponse> {
-  const fail = (reason: string, code?: RenderFailureReason): RenderError =>
+  const fail = (reason: string, code?: RenderFailureReason, runtime?: RuntimeName): RenderError =>
     new RenderError(
-      `package ${JSON.stringify(pkg.dir || ".")}: ${stage} ${index} (${describeFunction(fn)}): ${reason}`,
+      `package ${JSON.stringify(pkg.dir || ".")}: ${stage} ${index} (${describeFunction(fn)}${runtime ? `, runtime ${runtime}` : ""}): ${reason}`,
       pkg.dir,
       stage,
       index,
@@ -119,16 +119,18 @@ async function runFunction(
     path: relativeTo(pkg.dir, item.path),
     index: item.index,
   }));
+  const started = performance.now();
   const response = await runner.run({ items, functionConfig });
+  const durationMs = Math.round(performance.now() - started);
   const { runtime } = runner;
   const result: FunctionResult = fn.exec
-    ? { exec: fn.exec, exitCode: response.exitCode }
-    : { image: fn.image, exitCode: response.exitCode };
+    ? { exec: fn.exec, runtime, durationMs, exitCode: response.exitCode }
+    : { image: fn.image, runtime, durationMs, exitCode: response.exitCode };
   if (response.stderr) result.stderr = response.stderr;
   if (response.results.length > 0) result.results = response.results;
   addFunctionResult(ctx.resultList, result);
   ctx.steps.push({ package: pkg.dir, stage, index, function: fn, runtime, result });
-  if (response.exitCode !== 0) throw fail(failureReason(response));
+  if (response.exitCode !== 0) throw fail(failureReason(response), undefined, runtime);
   return response;
 }
 

@@ -76,6 +76,8 @@ describe("exec runtime", () => {
     expect(out.steps[0].runtime).toBe("exec");
     expect(out.results.items[0]).toEqual({
       exec: fn,
+      runtime: "exec",
+      durationMs: expect.any(Number),
       exitCode: 0,
       results: [
         {
@@ -106,7 +108,13 @@ describe("exec runtime", () => {
     expect(out.error?.message).toContain("exited with code 2");
     expect(out.error?.message).toContain("cannot reach the database");
     expect(out.results.items).toEqual([
-      { exec: fn, exitCode: 2, stderr: "cannot reach the database\n" },
+      {
+        exec: fn,
+        runtime: "exec",
+        durationMs: expect.any(Number),
+        exitCode: 2,
+        stderr: "cannot reach the database\n",
+      },
     ]);
     expect(out.files["a.yaml"]).toBe(cm("a"));
   });
@@ -166,13 +174,15 @@ describe("exec runtime", () => {
     const out = await renderMutator(`image: ${image}`, { "a.yaml": cm("a") }, { runtime });
     expect(out.error).toBeUndefined();
     expect(out.files["a.yaml"]).toContain("ran: by-image");
-    expect(out.steps[0].runtime).toBe("exec");
+    const [result] = out.results.items;
+    expect(result).toMatchObject({ image, runtime: "exec", exitCode: 0 });
+    expect(typeof result.durationMs).toBe("number");
     // v2 is not in the range: no entry, and no built-in of that name.
     const v2 = await renderMutator(`image: example.com/fns/labeller:v2.0.0`, {}, { runtime });
     expect(v2.error?.reason).toBe("FunctionUnavailable");
   });
 
-  it("names the image and the reason when a cataloged executable fails", async () => {
+  it("names the image, the runtime and the reason when a cataloged executable fails", async () => {
     const fn = script("fails.js", "process.exit(3);");
     const catalog = catalogHolder({
       functions: [{ image: "example.com/fns/fails:*", runtime: "exec", executable: { path: fn } }],
@@ -183,7 +193,7 @@ describe("exec runtime", () => {
       { runtime: createFunctionRuntime({ catalog }) },
     );
     expect(out.error?.message).toBe(
-      'package ".": mutator 0 (example.com/fns/fails:v1): exited with code 3',
+      'package ".": mutator 0 (example.com/fns/fails:v1, runtime exec): exited with code 3',
     );
     expect(out.error?.reason).toBe("RenderFailed");
   });
