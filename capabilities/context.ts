@@ -57,6 +57,11 @@ export interface RenderSettings {
   readonly runtime: FunctionRuntime;
   /** The function catalog the runtime reads: it changes without a restart. */
   readonly catalog: CatalogSource;
+  /**
+   * Revisions whose last render failed for want of a function (ExecDenied, FunctionUnavailable)
+   * → the catalog generation they failed under: rendered again under a newer one.
+   */
+  readonly catalogFailures: Map<string, number>;
 }
 
 /**

@@ -19,5 +19,6 @@ export function renderSettings(): RenderSettings {
     // The administrator's function catalog decides how each function runs (exec included).
     runtime: createFunctionRuntime({ catalog: functionCatalog }),
     catalog: functionCatalog,
+    catalogFailures: new Map(),
   };
 }

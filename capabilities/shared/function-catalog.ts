@@ -111,6 +111,13 @@ export async function feedFunctionCatalog(
   );
 }
 
+const listeners: (() => void)[] = [];
+
+/** Runs `listener` after every change of the catalog in use (the controllers retry what it failed). */
+export function onFunctionCatalogChange(listener: () => void): void {
+  listeners.push(listener);
+}
+
 /** The settings the catalog replaced: left set, they would seem to allow what they no longer do. */
 const RETIRED_SETTINGS = ["PORCH_PEPR_ALLOW_EXEC", "PORCH_PEPR_EXEC_ALLOWLIST"];
 
@@ -125,5 +132,8 @@ export function startFunctionCatalog(
     log.error(
       `${retired.join(" and ")} no longer ${retired.length > 1 ? "have" : "has"} any effect: exec functions run only as the function catalog (${ORIGIN}) says; see docs/function-catalog.md, "Migrating from the exec allow-list"`,
     );
-  return feedFunctionCatalog(cluster, functionCatalog, log, { events: controllers });
+  return feedFunctionCatalog(cluster, functionCatalog, log, {
+    events: controllers,
+    onChange: () => listeners.forEach(listener => listener()),
+  });
 }

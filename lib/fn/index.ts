@@ -1,5 +1,6 @@
 // Public API of the KRM function runtime (`kpt fn render` for in-memory packages).
 export { renderPackage, type RenderFailure, type RenderOptions, type RenderOutput } from "./render";
+export { CATALOG_FAILURE_REASONS } from "./pipeline";
 export type { RenderFailureReason, RenderStep, Stage } from "./pipeline";
 export {
   createFunctionRuntime,

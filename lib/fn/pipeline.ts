@@ -39,6 +39,12 @@ export type RenderFailureReason =
   | "FunctionUnavailable"
   | "RenderFailed";
 
+/** The render failures a change of the function catalog may heal. */
+export const CATALOG_FAILURE_REASONS: readonly RenderFailureReason[] = [
+  "ExecDenied",
+  "FunctionUnavailable",
+];
+
 export class RenderError extends Error {
   constructor(
     message: string,

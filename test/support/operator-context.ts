@@ -122,6 +122,7 @@ export async function testOperator(options: TestOperatorOptions = {}): Promise<T
       requeueDelayMs: options.requeueDelayMs ?? 2000,
       runtime: options.runtime ?? createFunctionRuntime({ catalog }),
       catalog,
+      catalogFailures: new Map(),
     },
     now: clock.now,
     gitCacheRoot: join(tmp, "cache"),
