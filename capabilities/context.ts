@@ -11,7 +11,7 @@ import {
 } from "../crd-types";
 import type { Slots } from "../lib/controller/concurrency";
 import { WatchCache } from "../lib/controller/watch-cache";
-import type { FunctionRuntime } from "../lib/fn";
+import type { CatalogSource, FunctionRuntime } from "../lib/fn";
 import { MutationChecks, VariantIndex } from "../lib/package-variant";
 import { SetIndex } from "../lib/package-variant-set";
 import type { VariantCache } from "./package-variant-set/variants";
@@ -55,6 +55,13 @@ export interface RenderSettings {
   readonly slots: Slots;
   readonly requeueDelayMs: number;
   readonly runtime: FunctionRuntime;
+  /** The function catalog the runtime reads: it changes without a restart. */
+  readonly catalog: CatalogSource;
+  /**
+   * Revisions whose last render failed for want of a function (ExecDenied, FunctionUnavailable)
+   * → the catalog generation they failed under: rendered again under a newer one.
+   */
+  readonly catalogFailures: Map<string, number>;
 }
 
 /**

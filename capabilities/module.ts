@@ -2,7 +2,8 @@ import { tuneFluentClient } from "./shared/cluster/kube-client-tuning";
 import { outlastClientKeepAlive } from "./shared/webhook-server-tuning";
 import { Capability, Log, PeprModule } from "pepr";
 import { installCustomResourceDefinitions } from "./install-crds";
-import { operator } from "./operator";
+import { operator, peprLogger } from "./operator";
+import { startFunctionCatalog } from "./shared/function-catalog";
 
 type PackageJSON = ConstructorParameters<typeof PeprModule>[0];
 
@@ -12,8 +13,10 @@ const runsControllers = () =>
 
 /**
  * Starts the module. The controllers' process installs the CRDs before Pepr starts its watches
- * (a watch on a kind the API does not serve yet crash-loops). PORCH_PEPR_PORT moves the HTTPS
- * port from Pepr's 3000, so the admission and controller processes can share a host locally.
+ * (a watch on a kind the API does not serve yet crash-loops). Both processes read the function
+ * catalog before they serve (admission checks exec functions against it, the controllers
+ * render with it) and then watch it. PORCH_PEPR_PORT moves the HTTPS port from Pepr's 3000, so
+ * the admission and controller processes can share a host locally.
  */
 export function startModule(cfg: PackageJSON, capabilities: Capability[]): void {
   if (isBuild()) {
@@ -26,9 +29,10 @@ export function startModule(cfg: PackageJSON, capabilities: Capability[]): void 
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   outlastClientKeepAlive(require("node:https") as typeof import("node:https"));
   const port = Number(process.env.PORCH_PEPR_PORT ?? 3000);
-  const ready = runsControllers()
-    ? installCustomResourceDefinitions(operator.cluster)
-    : Promise.resolve();
+  const controllers = runsControllers();
+  const ready = (
+    controllers ? installCustomResourceDefinitions(operator.cluster) : Promise.resolve()
+  ).then(() => startFunctionCatalog(operator.api, peprLogger, controllers));
   ready
     .then(() => new PeprModule(cfg, capabilities, { deferStart: true }).start(port))
     .catch(error => {

@@ -181,6 +181,21 @@ export const crdManifests: readonly CrdManifest[] = [
                                   "description": "Executable (and arguments) of the function when it ran as a local binary rather than an image.",
                                   "type": "string"
                                 },
+                                "runtime": {
+                                  "description": "Which runtime ran the function, as the function catalog (ConfigMap pepr-system/porch-pepr-functions) chose it; `builtin` (a TypeScript implementation in the operator), `exec` (an executable the administrator installed) or `pod` (the image, run as a Pod).",
+                                  "type": "string",
+                                  "enum": [
+                                    "builtin",
+                                    "exec",
+                                    "pod"
+                                  ]
+                                },
+                                "durationMs": {
+                                  "description": "How long the run took, in milliseconds, from its start to its result. Not part of kpt's format.",
+                                  "type": "integer",
+                                  "format": "int64",
+                                  "minimum": 0
+                                },
                                 "stderr": {
                                   "description": "What the function wrote to stderr.",
                                   "type": "string"
@@ -1476,6 +1491,21 @@ export const crdManifests: readonly CrdManifest[] = [
                                       "exec": {
                                         "description": "Executable of the function when it ran as a local binary rather than an image.",
                                         "type": "string"
+                                      },
+                                      "runtime": {
+                                        "description": "Which runtime ran the function, as the function catalog (ConfigMap pepr-system/porch-pepr-functions) chose it; `builtin` (a TypeScript implementation in the operator), `exec` (an executable the administrator installed) or `pod` (the image, run as a Pod).",
+                                        "type": "string",
+                                        "enum": [
+                                          "builtin",
+                                          "exec",
+                                          "pod"
+                                        ]
+                                      },
+                                      "durationMs": {
+                                        "description": "How long the run took, in milliseconds, from its start to its result. Not part of kpt's format.",
+                                        "type": "integer",
+                                        "format": "int64",
+                                        "minimum": 0
                                       },
                                       "stderr": {
                                         "description": "What the function wrote to stderr.",

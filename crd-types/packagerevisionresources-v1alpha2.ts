@@ -120,6 +120,11 @@ export interface RenderStatusResult {
  */
 export interface Item {
   /**
+   * How long the run took, in milliseconds, from its start to its result. Not part of kpt's
+   * format.
+   */
+  durationMs?: number;
+  /**
    * Executable (and arguments) of the function when it ran as a local binary rather than an
    * image.
    */
@@ -137,6 +142,13 @@ export interface Item {
    * Structured messages the function reported, e.g. validation findings.
    */
   results?: ResultElement[];
+  /**
+   * Which runtime ran the function, as the function catalog (ConfigMap
+   * pepr-system/porch-pepr-functions) chose it; `builtin` (a TypeScript implementation in the
+   * operator), `exec` (an executable the administrator installed) or `pod` (the image, run as
+   * a Pod).
+   */
+  runtime?: Runtime;
   /**
    * What the function wrote to stderr.
    */
@@ -226,6 +238,19 @@ export interface ResourceRef {
    */
   namespace?: string;
 }
+
+/**
+ * Which runtime ran the function, as the function catalog (ConfigMap
+ * pepr-system/porch-pepr-functions) chose it; `builtin` (a TypeScript implementation in the
+ * operator), `exec` (an executable the administrator installed) or `pod` (the image, run as
+ * a Pod).
+ */
+export const Runtime = {
+  Builtin: "builtin",
+  Exec: "exec",
+  Pod: "pod",
+} as const;
+export type Runtime = (typeof Runtime)[keyof typeof Runtime];
 
 /**
  * Metadata of the result list.

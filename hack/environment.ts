@@ -29,6 +29,8 @@ export interface Environment {
 export interface EnvironmentOptions {
   /** dev keeps its state in .local/ for inspection; test and bench use a temp dir. */
   purpose: "dev" | "test" | "bench";
+  /** catalog.yaml of the function catalog ConfigMap, in place before the module starts. */
+  functionCatalog?: string;
 }
 
 function stateDirFor(purpose: EnvironmentOptions["purpose"]): string {
@@ -73,7 +75,9 @@ export async function startEnvironment(options: EnvironmentOptions): Promise<Env
     ensureModuleBuilt();
     steps.step("starting the module (admission webhook and controllers)");
     const logDir = join(stateDir, "logs");
-    const module = await startModule(controlPlane, logDir);
+    const module = await startModule(controlPlane, logDir, {
+      functionCatalog: options.functionCatalog,
+    });
     steps.step("starting the local git servers");
     const git = await startGitServerProcess("git-server", join(stateDir, "git"), logDir);
     const password = randomBytes(12).toString("hex");

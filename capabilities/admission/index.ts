@@ -12,7 +12,6 @@ import {
   validatePackageVariant,
   validatePackageVariantSet,
 } from "../../lib/validation";
-import { execPolicy } from "../shared/exec-policy";
 import { readableKindPolicy } from "../shared/readable-kinds";
 import { operator } from "../operator";
 import { denyProblems } from "./deny-problems";
@@ -37,7 +36,7 @@ When(PackageVariant)
   .IsCreatedOrUpdated()
   .Validate(
     denyProblems(async spec => [
-      ...validatePackageVariant(spec, execPolicy),
+      ...validatePackageVariant(spec, operator.render.catalog.current()),
       ...packageVariantKindProblems(spec, await readableKindPolicy(operator)),
     ]),
   );

@@ -14,7 +14,6 @@ import { refOf } from "../../lib/cluster/port";
 import type { OperatorContext } from "../context";
 import { workspaceTakenBy } from "../shared/workspace-owners";
 import { answer, requestContext, secretProblems } from "./requests";
-import { execPolicy } from "../shared/exec-policy";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
 
@@ -82,7 +81,7 @@ async function ownerLifecycle(
 
 /**
  * Edits of a published revision's files are refused (its PackageRevision says which it is);
- * files with unsafe names or exec functions the administrator did not allow, always.
+ * files with unsafe names or exec functions the function catalog does not run, always.
  */
 export async function validateResourcesRequest(
   ctx: OperatorContext,
@@ -94,7 +93,13 @@ export async function validateResourcesRequest(
     const lifecycle = old && !admission.byOperator ? await ownerLifecycle(ctx, req.Raw) : undefined;
     return answer(
       req,
-      validatePackageRevisionResources(req.Raw, old, lifecycle, admission, execPolicy),
+      validatePackageRevisionResources(
+        req.Raw,
+        old,
+        lifecycle,
+        admission,
+        ctx.render.catalog.current(),
+      ),
     );
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);

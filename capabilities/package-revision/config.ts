@@ -3,7 +3,7 @@ import { Slots } from "../../lib/controller/concurrency";
 import { packageRevisionConcurrency } from "../../lib/controller/render-concurrency";
 import type { RenderSettings } from "../context";
 import { createFunctionRuntime } from "../../lib/fn";
-import { execPolicy } from "../shared/exec-policy";
+import { functionCatalog } from "../shared/function-catalog";
 
 /** Reconcile workers and the renders among them (lib/controller/render-concurrency.ts). */
 export const concurrency = packageRevisionConcurrency(process.env);
@@ -16,7 +16,9 @@ export function renderSettings(): RenderSettings {
     slots: new Slots(concurrency.renders),
     // When every render slot is taken, try again after this long instead of blocking.
     requeueDelayMs: Number(process.env.PORCH_PEPR_RENDER_REQUEUE_MS ?? 2000),
-    // `exec` functions run only allow-listed executables, and only when the admin enables exec.
-    runtime: createFunctionRuntime({ execPolicy }),
+    // The administrator's function catalog decides how each function runs (exec included).
+    runtime: createFunctionRuntime({ catalog: functionCatalog }),
+    catalog: functionCatalog,
+    catalogFailures: new Map(),
   };
 }

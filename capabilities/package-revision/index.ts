@@ -1,6 +1,8 @@
 import { Capability } from "pepr";
 import { keyOf } from "../../lib/controller/manager";
 import { manager } from "../manager";
+import { operator } from "../operator";
+import { onFunctionCatalogChange } from "../shared/function-catalog";
 import { concurrency } from "./config";
 import { reconcilePackageRevision } from "./reconcile";
 
@@ -20,5 +22,12 @@ export const packageRevisionController = manager.controller({
   // An edit of a revision's files (same name) is content to commit and render.
   watches: [{ kind: "PackageRevisionResources", map: prr => [keyOf(prr)] }],
   reconcile: reconcilePackageRevision,
+  forget: (pr, ctx) => ctx.render.catalogFailures.delete(keyOf(pr)),
   concurrency: concurrency.workers,
+});
+
+// A render that failed for want of a function may succeed under the new catalog (render.ts).
+onFunctionCatalogChange(() => {
+  for (const pr of operator.caches.revisions.cache.by("awaitsCatalog", "true"))
+    packageRevisionController.add(keyOf(pr));
 });

@@ -5,11 +5,12 @@ import {
   PackageRevisionResourcesKind,
 } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
-import { renderPackage } from "../../lib/fn";
-import type { ConditionInput } from "../../lib/kubernetes/conditions";
+import { CATALOG_FAILURE_REASONS, renderPackage } from "../../lib/fn";
+import { findCondition, type ConditionInput } from "../../lib/kubernetes/conditions";
 import { isGitStoreError, isPublished, type ContentStore } from "../../lib/git";
 import { isPermanentError, PermanentError } from "../../lib/controller/permanent-error";
-import { assertSafeFileNames } from "../../lib/packages/content-readiness";
+import { assertSafeFileNames, awaitsFunctionCatalog } from "../../lib/packages/content-readiness";
+import { keyOf } from "../../lib/controller/manager";
 import { isConflict } from "../../lib/cluster/errors";
 import type { OperatorContext } from "../context";
 import { refOf } from "../../lib/cluster/port";
@@ -41,14 +42,20 @@ export interface RenderedPackage {
 
 /**
  * Renders `files`. Rendered files git cannot take (unsafe names) throw PermanentError
- * (UnsafeFileNames): nothing of this render is kept.
+ * (UnsafeFileNames): nothing of this render is kept. A render that fails for want of a function
+ * is remembered with the catalog generation it ran under (see catalogRetry).
  */
 export async function renderFiles(
   ctx: OperatorContext,
   pr: PackageRevision,
   files: Record<string, string>,
 ): Promise<RenderedPackage> {
+  const generation = ctx.render.catalog.current().generation;
   const out = await renderPackage(files, { runtime: ctx.render.runtime });
+  const reason = out.error?.reason;
+  if (reason && CATALOG_FAILURE_REASONS.includes(reason))
+    ctx.render.catalogFailures.set(keyOf(pr), generation);
+  else ctx.render.catalogFailures.delete(keyOf(pr));
   const keep = out.ok || pr.metadata?.annotations?.[PUSH_ON_RENDER_FAILURE] === "true";
   if (keep) assertSafeFileNames(out.files, "the rendered files");
   return {
@@ -183,6 +190,18 @@ function filesChanged(ctx: OperatorContext, pr: PackageRevision): boolean {
   return cached === undefined || cached !== pr.status?.observedPrrResourceVersion;
 }
 
+/**
+ * Whether the files are to be rendered again although they did not change: the last render
+ * failed for want of a function (Rendered=False, ExecDenied or FunctionUnavailable) and the
+ * catalog in use is not the one it failed under in this process. So a draft heals once the
+ * administrator changes the catalog (the controller enqueues such revisions then), and once
+ * after a restart, in case the catalog changed meanwhile.
+ */
+function catalogRetry(ctx: OperatorContext, pr: PackageRevision): boolean {
+  if (!awaitsFunctionCatalog(findCondition(pr.status?.conditions, "Rendered"))) return false;
+  return ctx.render.catalogFailures.get(keyOf(pr)) !== ctx.render.catalog.current().generation;
+}
+
 /** Whether git still holds the revision as a Draft or Proposed (not published yet). */
 async function unpublishedInGit(pr: PackageRevision, store: ContentStore): Promise<boolean> {
   const info = await store.findRevision(gitKey(pr));
@@ -209,10 +228,11 @@ export async function reconcileRender(
   const publishing = lifecycle === "Published" && (pr.status?.revision ?? 0) === 0;
   if (lifecycle !== "Draft" && lifecycle !== "Proposed" && !publishing) return;
   if (pr.spec?.source && !pr.status?.creationSource) return;
-  if (!filesChanged(ctx, pr)) return;
+  const retry = catalogRetry(ctx, pr);
+  if (!retry && !filesChanged(ctx, pr)) return;
   const prr = await ctx.cluster.get(PackageRevisionResourcesKind, refOf(pr));
   const version = prr?.metadata?.resourceVersion;
-  if (!prr || version === pr.status?.observedPrrResourceVersion) return;
+  if (!prr || (!retry && version === pr.status?.observedPrrResourceVersion)) return;
   // So is a proposal asked to be published: an edit made just before must not be left out.
   if (publishing && !(await unpublishedInGit(pr, store))) return;
   // Every render slot taken: come back later rather than hold a reconcile worker.

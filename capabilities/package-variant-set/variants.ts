@@ -4,6 +4,7 @@ import { mapLimit } from "../../lib/controller/concurrency";
 import { PACKAGE_VARIANT_FINALIZER } from "../../lib/package-variant";
 import { DesiredVariant, nameTakenMessage, SetPlan } from "../../lib/package-variant-set";
 import { Indexers, WatchCache } from "../../lib/controller/watch-cache";
+import { findCondition } from "../../lib/kubernetes/conditions";
 import type { OperatorContext } from "../context";
 
 export const SET_LABEL = "config.porch.kpt.dev/packagevariantset";
@@ -14,8 +15,11 @@ const WRITE_CONCURRENCY = 16;
 /** Every PackageVariant the capability's watch delivered, by the set UID they are labelled with. */
 export type VariantCache = WatchCache<PackageVariant>;
 
+/** By the set that made them, and whether they are stalled ("true"). */
 export const variantIndexers: Indexers<PackageVariant> = {
   set: pv => pv.metadata?.labels?.[SET_LABEL],
+  stalled: pv =>
+    findCondition(pv.status?.conditions, "Stalled")?.status === "True" ? "true" : undefined,
 };
 
 /**

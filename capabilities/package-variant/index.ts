@@ -5,6 +5,8 @@ import { revisionRelevance } from "../../lib/package-variant";
 import { allButStatus } from "../../lib/controller/relevance";
 import type { OperatorContext } from "../context";
 import { manager } from "../manager";
+import { operator } from "../operator";
+import { onFunctionCatalogChange } from "../shared/function-catalog";
 import { DynamicWatches } from "../shared/dynamic-watches";
 import { reconcilePackageVariant } from "./reconcile";
 import { forgetRenderStatus } from "./status";
@@ -74,4 +76,9 @@ export const variantController = manager.controller({
   ],
   reconcile: reconcilePackageVariant,
   after: ctx => injectedKinds.ensure(ctx, ctx.caches.variantIndex.injectedKinds()),
+});
+
+// A variant stalled on an exec function the catalog did not run is checked again.
+onFunctionCatalogChange(() => {
+  for (const pv of operator.caches.variants.by("stalled", "true")) variantController.add(keyOf(pv));
 });

@@ -12,7 +12,6 @@ import {
 import { UpgradeError } from "../../lib/kpt";
 import { selectUpstream } from "../../lib/packages/upstream";
 import { packageVariantKindProblems, validatePackageVariant } from "../../lib/validation";
-import { execPolicy } from "../shared/exec-policy";
 import { splitKey } from "../../lib/controller/manager";
 import type { OperatorContext } from "../context";
 import { SourceError } from "../shared/revision-content";
@@ -113,7 +112,7 @@ export async function reconcilePackageVariant(key: string, ctx: OperatorContext)
 
   // The admission rules again: the object may have been written while the webhook was down.
   const problems = [
-    ...validatePackageVariant(pv.spec, execPolicy),
+    ...validatePackageVariant(pv.spec, ctx.render.catalog.current()),
     ...packageVariantKindProblems(pv.spec, await readableKindPolicy(ctx)),
   ];
   if (problems.length > 0)

@@ -1,6 +1,8 @@
 import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import type { Cluster } from "../../lib/cluster/port";
 import { Indexers, WatchCache } from "../../lib/controller/watch-cache";
+import { findCondition } from "../../lib/kubernetes/conditions";
+import { awaitsFunctionCatalog } from "../../lib/packages/content-readiness";
 import { PACKAGE_VARIANT_LABEL, variantLabelValue } from "../../lib/package-variant";
 
 /** Marks the revisions a PackageVariant created or adopted, so they are found by label. */
@@ -8,13 +10,18 @@ export { PACKAGE_VARIANT_LABEL };
 
 const packageKey = (namespace = "", repo = "", pkg = "") => `${namespace}/${repo}/${pkg}`;
 
-/** How the PackageRevision cache is indexed (beside by name): by package, by owning PackageVariant. */
+/**
+ * How the PackageRevision cache is indexed (beside by name): by package, by owning
+ * PackageVariant, and whether its last render waits on the function catalog ("true").
+ */
 export const revisionIndexers: Indexers<PackageRevision> = {
   package: pr => packageKey(pr.metadata?.namespace, pr.spec?.repository, pr.spec?.packageName),
   owner: pr => {
     const owner = pr.metadata?.labels?.[PACKAGE_VARIANT_LABEL];
     return owner === undefined ? undefined : `${pr.metadata?.namespace ?? ""}/${owner}`;
   },
+  awaitsCatalog: pr =>
+    awaitsFunctionCatalog(findCondition(pr.status?.conditions, "Rendered")) ? "true" : undefined,
 };
 
 /**

@@ -71,12 +71,21 @@ function healthy(port: number, ca: Buffer): Promise<boolean> {
 export async function startModule(
   cluster: { kubeconfig: string; server: string; certs: CertFiles; stateDir: string },
   logDir: string,
+  options: { functionCatalog?: string } = {},
 ): Promise<RunningModule> {
   const { kubeconfig, certs } = cluster;
   const [admissionPort, watcherPort] = [await freePort(), await freePort()];
   const { configs, apiPath } = localWebhooks(admissionPort, certs.caCert);
+  // The administrator's function catalog (docs/function-catalog.md), read when the module starts.
+  const catalog = options.functionCatalog !== undefined && {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "porch-pepr-functions", namespace: "pepr-system" },
+    data: { "catalog.yaml": options.functionCatalog },
+  };
   const objects = [
     { apiVersion: "v1", kind: "Namespace", metadata: { name: "pepr-system" } },
+    ...(catalog ? [catalog] : []),
     peprStoreCRD,
     ...configs,
   ];

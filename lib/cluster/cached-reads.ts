@@ -50,7 +50,7 @@ export function withCachedReads(cluster: Cluster, kinds: readonly CachedKind[]):
     delete: (kind, ref) => cluster.delete(kind, ref),
     event: (involved, type, reason, message) => cluster.event(involved, type, reason, message),
     resources: (group, version) => cluster.resources(group, version),
-    watch: (kind, onEvent) => cluster.watch(kind, onEvent),
+    watch: (kind, onEvent, scope) => cluster.watch(kind, onEvent, scope),
     get: async (kind, ref) => {
       const held = caches.get(kindKey(kind))?.named(ref);
       return held ? (copyOf(held) as never) : cluster.get(kind, ref);

@@ -7,6 +7,10 @@ export interface Secret extends KubeObject {
   data?: Record<string, string>;
 }
 
+export interface ConfigMap extends KubeObject {
+  data?: Record<string, string>;
+}
+
 export interface Namespace extends KubeObject {
   status?: { phase?: string };
 }
@@ -75,6 +79,7 @@ const core = (kind: string, plural: string, namespaced: boolean) => ({
 });
 
 export const SecretKind: ResourceKind<Secret> = core("Secret", "secrets", true);
+export const ConfigMapKind: ResourceKind<ConfigMap> = core("ConfigMap", "configmaps", true);
 export const NamespaceKind: ResourceKind<Namespace> = core("Namespace", "namespaces", false);
 export const EventKind: ResourceKind<CoreEvent> = core("Event", "events", true);
 export const CustomResourceDefinitionKind: ResourceKind<CustomResourceDefinition> = {

@@ -85,6 +85,12 @@ export interface Watch {
   close(): void;
 }
 
+/** What a watch covers: every object of the kind, or those of one namespace, or one object. */
+export interface WatchScope {
+  namespace?: string;
+  name?: string;
+}
+
 /** One group/version's resources, as discovery lists them. */
 export interface ApiResource {
   name: string;
@@ -128,8 +134,15 @@ export interface Cluster {
   event(involved: KubeObject, type: EventType, reason: string, message: string): Promise<void>;
   /** The resources one group/version serves (discovery). */
   resources(group: string, version: string): Promise<ApiResource[]>;
-  /** Watches a kind the operator only learns of at run time (not a Pepr binding). */
-  watch(kind: ResourceKind, onEvent: (obj: KubeObject, phase: WatchPhase) => void): Promise<Watch>;
+  /**
+   * Watches a kind outside Pepr's bindings (one learnt at run time, or one object by name): the
+   * objects there arrive first as ADDED, then every change.
+   */
+  watch(
+    kind: ResourceKind,
+    onEvent: (obj: KubeObject, phase: WatchPhase) => void,
+    scope?: WatchScope,
+  ): Promise<Watch>;
 }
 
 export const apiVersionOf = (kind: Pick<ResourceKind, "group" | "version">): string =>

@@ -1,25 +1,23 @@
 // Public API of the KRM function runtime (`kpt fn render` for in-memory packages).
 export { renderPackage, type RenderFailure, type RenderOptions, type RenderOutput } from "./render";
+export { CATALOG_FAILURE_REASONS } from "./pipeline";
 export type { RenderFailureReason, RenderStep, Stage } from "./pipeline";
 export {
   createFunctionRuntime,
+  DEFAULT_CATALOG_VIEW,
   ExecDeniedError,
   FunctionRuntimeError,
-  imageFunctionName,
+  type CatalogSource,
   type FunctionRunner,
   type FunctionRuntime,
   type FunctionRuntimeOptions,
+  type PodRunnerFactory,
   type RunRequest,
   type RunResponse,
 } from "./runtime";
 export type { ExecLimits } from "./exec";
-export {
-  EXEC_DISABLED,
-  execDenial,
-  execPolicyFromEnv,
-  parseExecAllowlist,
-  type ExecPolicy,
-} from "./exec-policy";
+export type { PodFunction, PodResourceList, PodRuntimeSettings } from "./pod-function";
+export * from "./catalog";
 export { BUILTIN_FUNCTIONS } from "./builtins";
 export {
   formatResultItem,

@@ -6,7 +6,8 @@ import { describeFunction } from "./kptfile";
 import { joinPath, relativeTo, type PackageNode, type RenderItem } from "./package-tree";
 import { resolveFunctionConfig } from "./function-config";
 import { addFunctionResult, type FunctionResult, type FunctionResultList } from "./results";
-import { ExecDeniedError } from "./runtime";
+import type { RuntimeName } from "./catalog";
+import { ExecDeniedError, FunctionRuntimeError } from "./runtime";
 import type { FunctionRunner, FunctionRuntime, RunItem, RunResponse } from "./runtime";
 import { hasSelection, mergeSelection, selectItems } from "./selectors";
 import type { PackageFiles, Pipeline, PipelineFunction } from "./types";
@@ -23,12 +24,26 @@ export interface RenderStep {
   /** Position in `pipeline.mutators` / `pipeline.validators`. */
   index: number;
   function: PipelineFunction;
-  runtime: "builtin" | "exec";
+  runtime: RuntimeName;
   result: FunctionResult;
 }
 
-/** Why a render failed, as a condition reason: the package itself is wrong, or a function failed. */
-export type RenderFailureReason = "InvalidKptfile" | "ExecDenied" | "RenderFailed";
+/**
+ * Why a render failed, as a condition reason: the package itself is wrong, the function catalog
+ * runs no such exec function (ExecDenied) or cannot run that image (FunctionUnavailable), or a
+ * function failed. The two catalog reasons may heal when the administrator changes the catalog.
+ */
+export type RenderFailureReason =
+  | "InvalidKptfile"
+  | "ExecDenied"
+  | "FunctionUnavailable"
+  | "RenderFailed";
+
+/** The render failures a change of the function catalog may heal. */
+export const CATALOG_FAILURE_REASONS: readonly RenderFailureReason[] = [
+  "ExecDenied",
+  "FunctionUnavailable",
+];
 
 export class RenderError extends Error {
   constructor(
@@ -88,9 +103,9 @@ async function runFunction(
   selected: readonly RenderItem[],
   current: readonly RenderItem[],
 ): Promise<RunResponse> {
-  const fail = (reason: string, code?: RenderFailureReason): RenderError =>
+  const fail = (reason: string, code?: RenderFailureReason, runtime?: RuntimeName): RenderError =>
     new RenderError(
-      `package ${JSON.stringify(pkg.dir || ".")}: ${stage} ${index} (${describeFunction(fn)}): ${reason}`,
+      `package ${JSON.stringify(pkg.dir || ".")}: ${stage} ${index} (${describeFunction(fn)}${runtime ? `, runtime ${runtime}` : ""}): ${reason}`,
       pkg.dir,
       stage,
       index,
@@ -103,26 +118,33 @@ async function runFunction(
     runner = ctx.runtime.resolve(fn);
     functionConfig = resolveFunctionConfig(fn, pkg.dir, current, ctx.files);
   } catch (error) {
-    throw fail(
-      (error as Error).message,
-      error instanceof ExecDeniedError ? "ExecDenied" : undefined,
-    );
+    throw fail((error as Error).message, catalogReason(error));
   }
   const items = selected.map(item => ({
     doc: item.doc,
     path: relativeTo(pkg.dir, item.path),
     index: item.index,
   }));
+  const started = performance.now();
   const response = await runner.run({ items, functionConfig });
+  const durationMs = Math.round(performance.now() - started);
+  const { runtime } = runner;
   const result: FunctionResult = fn.exec
-    ? { exec: fn.exec, exitCode: response.exitCode }
-    : { image: fn.image, exitCode: response.exitCode };
+    ? { exec: fn.exec, runtime, durationMs, exitCode: response.exitCode }
+    : { image: fn.image, runtime, durationMs, exitCode: response.exitCode };
   if (response.stderr) result.stderr = response.stderr;
   if (response.results.length > 0) result.results = response.results;
   addFunctionResult(ctx.resultList, result);
-  ctx.steps.push({ package: pkg.dir, stage, index, function: fn, runtime: runner.runtime, result });
-  if (response.exitCode !== 0) throw fail(failureReason(response));
+  ctx.steps.push({ package: pkg.dir, stage, index, function: fn, runtime, result });
+  if (response.exitCode !== 0) throw fail(failureReason(response), undefined, runtime);
   return response;
+}
+
+/** A catalog that cannot run the function is its own reason; anything else fails the render. */
+function catalogReason(error: unknown): RenderFailureReason | undefined {
+  if (error instanceof ExecDeniedError) return "ExecDenied";
+  if (error instanceof FunctionRuntimeError) return "FunctionUnavailable";
+  return undefined;
 }
 
 function failureReason(response: RunResponse): string {

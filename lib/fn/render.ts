@@ -24,13 +24,13 @@ import type { PackageFiles, PipelineFunction } from "./types";
 import { writePackageFiles } from "./write";
 
 export interface RenderOptions {
-  /** How functions run; default: built-ins only, exec disabled. */
+  /** How functions run; default: the built-in defaults of the function catalog only. */
   runtime?: FunctionRuntime;
 }
 
 export interface RenderFailure {
   message: string;
-  /** A condition reason: InvalidKptfile, ExecDenied or RenderFailed. */
+  /** A condition reason: InvalidKptfile, ExecDenied, FunctionUnavailable or RenderFailed. */
   reason: RenderFailureReason;
   /** Package directory whose pipeline failed ("" = root). */
   package: string;

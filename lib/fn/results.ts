@@ -1,6 +1,7 @@
 // kpt's structured function results (pkg/api/fnresult/v1): what each function reported,
 // aggregated into a FunctionResultList like `kpt fn render --results-dir` writes.
 import { stringify } from "yaml";
+import type { RuntimeName } from "./catalog";
 
 export type Severity = "error" | "warning" | "info";
 
@@ -32,10 +33,15 @@ export interface ResultItem {
   tags?: Record<string, string>;
 }
 
-/** The outcome of one function run (kpt's fnresult Result). */
+/**
+ * The outcome of one function run (kpt's fnresult Result), with which runtime ran it and how
+ * long the run took (ours: kpt has neither).
+ */
 export interface FunctionResult {
   image?: string;
   exec?: string;
+  runtime?: RuntimeName;
+  durationMs?: number;
   stderr?: string;
   exitCode: number;
   results?: ResultItem[];

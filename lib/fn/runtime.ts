@@ -1,14 +1,24 @@
-// Chooses how a pipeline function runs: a built-in TypeScript implementation selected by
-// the image's function name (any registry, any tag), a local executable for `exec:` when the
-// administrator's exec policy allows it, and otherwise a clear error — never a silent skip.
+// Chooses how a pipeline function runs, as the administrator's function catalog says
+// (docs/function-catalog.md): the first entry matching the function's image or exec name picks
+// a built-in TypeScript implementation, a local executable, or a Pod. A function no entry can
+// run fails with the image, the runtime and the reason — never a silent skip.
 import type { Document } from "yaml";
 import { BUILTIN_FUNCTIONS } from "./builtins";
+import {
+  defaultCatalog,
+  describeCatalog,
+  resolveEntry,
+  type CatalogEntry,
+  type CatalogView,
+  type RuntimeName,
+} from "./catalog";
 import { restoreFormatting, sameContent } from "./comments";
 import { runProcess, type ExecLimits } from "./exec";
-import { EXEC_DISABLED, execDenial, type ExecPolicy } from "./exec-policy";
+import type { PodFunction, PodRuntimeSettings } from "./pod-function";
 import { parseResourceListYaml, toResourceListYaml } from "./resource-list";
 import { errorResult, hasErrorResult, type ResultItem } from "./results";
 import type { BuiltinFunction, FnItem, PipelineFunction } from "./types";
+import { printableName } from "../packages/file-names";
 
 export interface RunRequest {
   items: FnItem[];
@@ -33,22 +43,34 @@ export interface RunResponse {
 }
 
 export interface FunctionRunner {
-  runtime: "builtin" | "exec";
+  runtime: RuntimeName;
   run(request: RunRequest): Promise<RunResponse>;
 }
 
+/**
+ * Makes the runner of one function the catalog runs as a Pod. Called at every resolve (once per
+ * function per render), so the Pod runtime keeps and reuses its warm Pods itself.
+ */
+export type PodRunnerFactory = (fn: PodFunction, settings: PodRuntimeSettings) => FunctionRunner;
+
+/** Where the catalog in use is read, at every resolve: it changes without a restart. */
+export interface CatalogSource {
+  current(): CatalogView;
+}
+
 export interface FunctionRuntimeOptions {
-  /** Which `exec:` functions (local executables) may run. Default none, as kpt without --allow-exec. */
-  execPolicy?: ExecPolicy;
-  exec?: ExecLimits;
+  /** The administrator's catalog; default: the built-in defaults, no exec, no Pods. */
+  catalog?: CatalogSource;
   /** Built-in implementations by function name; defaults to all of lib/fn/builtins. */
   builtins?: Readonly<Record<string, BuiltinFunction>>;
+  /** Absent: functions the catalog runs as Pods cannot run in this process. */
+  podRunner?: PodRunnerFactory;
 }
 
 export interface FunctionRuntime {
   /** Throws FunctionRuntimeError when no runtime can run `fn`. */
   resolve(fn: PipelineFunction): FunctionRunner;
-  /** e.g. `builtin (apply-replacements, ...); exec (disabled)` */
+  /** e.g. `1 entry from ConfigMap …, then the built-in defaults (…); pod runtime available` */
   describe(): string;
 }
 
@@ -59,7 +81,7 @@ export class FunctionRuntimeError extends Error {
   }
 }
 
-/** An `exec` function the exec policy does not allow. */
+/** An `exec` function the catalog does not run. */
 export class ExecDeniedError extends FunctionRuntimeError {
   constructor(message: string) {
     super(message);
@@ -67,41 +89,61 @@ export class ExecDeniedError extends FunctionRuntimeError {
   }
 }
 
-/**
- * The function name of an image reference: the last path segment without tag or digest.
- * `gcr.io/kpt-fn/set-namespace:v0.4.1`, `ghcr.io/kptdev/krm-functions-catalog/set-namespace:v0.4`
- * and `set-namespace` all give `set-namespace`.
- */
-export function imageFunctionName(image: string): string {
-  const withoutDigest = image.split("@")[0];
-  const lastSegment = withoutDigest.slice(withoutDigest.lastIndexOf("/") + 1);
-  const colon = lastSegment.indexOf(":");
-  return colon < 0 ? lastSegment : lastSegment.slice(0, colon);
-}
+/** The catalog with no administrator's entries: the built-ins under any registry and tag. */
+export const DEFAULT_CATALOG_VIEW: CatalogView = {
+  catalog: defaultCatalog(Object.keys(BUILTIN_FUNCTIONS)),
+  generation: 0,
+};
 
 export function createFunctionRuntime(options: FunctionRuntimeOptions = {}): FunctionRuntime {
   const builtins = options.builtins ?? BUILTIN_FUNCTIONS;
-  const policy = options.execPolicy ?? EXEC_DISABLED;
-  const execState = policy.enabled ? `${policy.allowed.size} allowed` : "disabled";
-  const describe = (): string =>
-    `builtin (${Object.keys(builtins).sort().join(", ")}); exec (${execState})`;
-  return {
-    describe,
-    resolve(fn) {
-      if (fn.exec !== undefined && fn.exec !== "") {
-        const denial = execDenial(fn.exec, policy);
-        if (denial) throw new ExecDeniedError(denial);
-        return execRunner(policy.allowed.get(fn.exec) as string, options.exec ?? {});
-      }
-      const image = fn.image ?? "";
-      const builtin = builtins[imageFunctionName(image)];
-      if (builtin) return builtinRunner(builtin);
-      throw new FunctionRuntimeError(
-        `no runtime can run function image ${JSON.stringify(image)}: available runtimes are ${describe()}`,
+  const defaults: CatalogView = options.builtins
+    ? { catalog: defaultCatalog(Object.keys(builtins)), generation: 0 }
+    : DEFAULT_CATALOG_VIEW;
+  const catalog = options.catalog ?? { current: () => defaults };
+  const { podRunner } = options;
+
+  const runnerFor = (entry: CatalogEntry, view: CatalogView, fn: PipelineFunction) => {
+    const run = entry.run;
+    const unavailable = (reason: string) =>
+      new FunctionRuntimeError(
+        `function ${describeName(fn)} matched ${entry.where} of ${view.catalog.origin}, runtime ${run.runtime}: ${reason}`,
       );
+    switch (run.runtime) {
+      case "builtin": {
+        const builtin = builtins[run.builtin];
+        if (!builtin) throw unavailable(`this build has no built-in ${printableName(run.builtin)}`);
+        return builtinRunner(builtin);
+      }
+      case "exec":
+        return execRunner(run.path, {
+          timeoutMs: run.timeoutMs,
+          maxOutputBytes: run.maxOutputBytes,
+        });
+      case "pod":
+        if (!podRunner) throw unavailable("the pod runtime is not available in this process");
+        if (!view.catalog.pod) throw unavailable("the catalog has no pod settings");
+        return podRunner({ image: fn.image ?? "", ...run.pod }, view.catalog.pod);
+    }
+  };
+
+  return {
+    describe: () =>
+      `${describeCatalog(catalog.current().catalog)}; pod runtime ${podRunner ? "available" : "not available"}`,
+    resolve(fn) {
+      const view = catalog.current();
+      const name = fn.exec ? { exec: fn.exec } : { image: fn.image ?? "" };
+      const lookup = resolveEntry(view, name);
+      if ("entry" in lookup) return runnerFor(lookup.entry, view, fn);
+      throw lookup.reason === "ExecDenied"
+        ? new ExecDeniedError(lookup.problem)
+        : new FunctionRuntimeError(lookup.problem);
     },
   };
 }
+
+const describeName = (fn: PipelineFunction): string =>
+  fn.exec ? `exec ${printableName(fn.exec)}` : `image ${printableName(fn.image ?? "")}`;
 
 function builtinRunner(fn: BuiltinFunction): FunctionRunner {
   return {

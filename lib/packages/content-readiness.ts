@@ -1,6 +1,7 @@
 import type { Condition, ConditionInput } from "../kubernetes/conditions";
 import { fileNamesProblem } from "./file-names";
 import { PermanentError } from "../controller/permanent-error";
+import { CATALOG_FAILURE_REASONS } from "../fn/pipeline";
 
 /**
  * Rendered reasons for files git could not take at all (not a failed function, whose last good
@@ -42,4 +43,15 @@ export function readyInGit(lifecycle: string, rendered: Condition | undefined): 
 export function assertSafeFileNames(files: Record<string, string>, what: string): void {
   const problem = fileNamesProblem(Object.keys(files), what);
   if (problem) throw new PermanentError("UnsafeFileNames", problem);
+}
+
+/**
+ * Whether the last render failed for want of a function the function catalog did not run
+ * (ExecDenied, FunctionUnavailable): a change of the catalog may heal it without an edit.
+ */
+export function awaitsFunctionCatalog(rendered: Condition | undefined): boolean {
+  return (
+    rendered?.status === "False" &&
+    (CATALOG_FAILURE_REASONS as readonly string[]).includes(rendered.reason)
+  );
 }

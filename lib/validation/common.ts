@@ -1,4 +1,5 @@
-import { EXEC_DISABLED, execDenial, type ExecPolicy } from "../fn/exec-policy";
+import { execDenial, type CatalogView } from "../fn/catalog";
+import { DEFAULT_CATALOG_VIEW } from "../fn/runtime";
 import { invalid, keysOf } from "./field";
 import { labelValueProblem, qualifiedNameProblem } from "./kubernetes-names";
 
@@ -63,14 +64,14 @@ export function functionProblems(fn: KptFunction, path: string): string[] {
   return problems;
 }
 
-/** Functions a pipeline may run: an `exec` only when the administrator's policy allows it. */
+/** Functions a pipeline may run: an `exec` only when the administrator's catalog runs it. */
 export function pipelineProblems(
   pipeline: { mutators?: KptFunction[]; validators?: KptFunction[] } | undefined,
   path: string,
-  execPolicy: ExecPolicy = EXEC_DISABLED,
+  catalog: CatalogView = DEFAULT_CATALOG_VIEW,
 ): string[] {
   const each = (fn: KptFunction, at: string) => {
-    const denial = fn.exec && !fn.image ? execDenial(fn.exec, execPolicy) : undefined;
+    const denial = fn.exec && !fn.image ? execDenial(catalog, fn.exec) : undefined;
     return [...functionProblems(fn, at), ...(denial ? [`${at}.exec: ${denial}`] : [])];
   };
   return [

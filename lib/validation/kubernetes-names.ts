@@ -43,6 +43,10 @@ export function isDns1123Label(value: string): boolean {
   return value.length <= 63 && DNS1123_LABEL.test(value);
 }
 
+export function isDns1123Subdomain(value: string): boolean {
+  return value.length <= 253 && DNS1123_SUBDOMAIN.test(value);
+}
+
 /**
  * apimachinery's IsValidPathSegmentName: an object name becomes a segment of a URL path, so
  * `.`, `..`, `/` and `%` would make a GET read another path (another kind, another namespace).

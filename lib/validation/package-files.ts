@@ -1,16 +1,16 @@
-import { EXEC_DISABLED, execDenial, parsePipeline, type ExecPolicy } from "../fn";
+import { DEFAULT_CATALOG_VIEW, execDenial, parsePipeline, type CatalogView } from "../fn";
 import { isKptfilePath } from "../kpt/kptfile-name";
 import { fileNamesProblem, printableName } from "../packages/file-names";
 
 /**
  * What a package's files may not hold, for admission and the controller alike: unsafe file
- * names, and Kptfile pipelines naming an `exec` function the administrator did not allow. A
+ * names, and Kptfile pipelines naming an `exec` function the function catalog does not run. A
  * Kptfile that does not parse is left to the render, which reports it (reason InvalidKptfile).
  */
 export function packageFilesProblems(
   files: Record<string, string>,
   field: string,
-  execPolicy: ExecPolicy = EXEC_DISABLED,
+  catalog: CatalogView = DEFAULT_CATALOG_VIEW,
 ): string[] {
   const problems: string[] = [];
   const names = fileNamesProblem(Object.keys(files), field);
@@ -25,7 +25,7 @@ export function packageFilesProblems(
     }
     for (const stage of ["mutators", "validators"] as const) {
       pipeline[stage].forEach((fn, i) => {
-        const denial = fn.exec ? execDenial(fn.exec, execPolicy) : undefined;
+        const denial = fn.exec ? execDenial(catalog, fn.exec) : undefined;
         if (denial)
           problems.push(`${field}[${printableName(path)}] pipeline.${stage}[${i}]: ${denial}`);
       });

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import type { PackageRevision, PackageRevisionResources } from "../../crd-types";
-import { EXEC_DISABLED, type ExecPolicy } from "../fn";
+import { DEFAULT_CATALOG_VIEW, type CatalogView } from "../fn";
 import { isPublished, type Lifecycle } from "../git/types";
 import { transitionProblem, unmetReadinessGates } from "../packages/lifecycle";
 import { packageFilesProblems } from "./package-files";
@@ -53,7 +53,7 @@ export function validatePackageRevision(
 
 /**
  * The files of a Published (or DeletionProposed) revision are read-only; new files must have
- * safe names and may name only the exec functions the administrator allows. The controllers'
+ * safe names and may name only the exec functions the function catalog runs. The controllers'
  * own writes are checked by the controller before they reach git.
  */
 export function validatePackageRevisionResources(
@@ -61,7 +61,7 @@ export function validatePackageRevisionResources(
   old: PackageRevisionResources | undefined,
   ownerLifecycle: string | undefined,
   ctx: AdmissionContext,
-  execPolicy: ExecPolicy = EXEC_DISABLED,
+  catalog: CatalogView = DEFAULT_CATALOG_VIEW,
 ): string[] {
   if (ctx.byOperator) return [];
   if (old && isDeepStrictEqual(old.spec?.resources, prr.spec?.resources)) return [];
@@ -70,5 +70,5 @@ export function validatePackageRevisionResources(
       `spec.resources: the files of a ${ownerLifecycle} revision are read-only; create a new draft from it (spec.source.copyFrom) and edit that`,
     ];
   }
-  return packageFilesProblems(prr.spec?.resources ?? {}, "spec.resources", execPolicy);
+  return packageFilesProblems(prr.spec?.resources ?? {}, "spec.resources", catalog);
 }

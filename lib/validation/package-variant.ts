@@ -1,5 +1,6 @@
 import type { PackageVariantSpec } from "../../crd-types";
-import { EXEC_DISABLED, type ExecPolicy } from "../fn/exec-policy";
+import type { CatalogView } from "../fn/catalog";
+import { DEFAULT_CATALOG_VIEW } from "../fn/runtime";
 import {
   ADOPTION_POLICIES,
   annotationProblems,
@@ -45,11 +46,11 @@ function injectorProblems(injectors: PackageVariantSpec["injectors"]): string[] 
 /**
  * Every problem of a PackageVariant spec, each naming its field, in the reference's wording
  * where it has one. Pure: the admission webhook and the controller share it, with the
- * administrator's exec policy (default: no exec functions).
+ * function catalog in use (default: the built-in defaults, which run no exec function).
  */
 export function validatePackageVariant(
   spec: PackageVariantSpec | undefined,
-  execPolicy: ExecPolicy = EXEC_DISABLED,
+  catalog: CatalogView = DEFAULT_CATALOG_VIEW,
 ): string[] {
   const s = spec ?? {};
   return [
@@ -59,7 +60,7 @@ export function validatePackageVariant(
     ...labelProblems(s.labels, "spec.labels"),
     ...annotationProblems(s.annotations, "spec.annotations"),
     ...packageContextProblems(s.packageContext, "spec.packageContext"),
-    ...pipelineProblems(s.pipeline, "spec.pipeline", execPolicy),
+    ...pipelineProblems(s.pipeline, "spec.pipeline", catalog),
     ...injectorProblems(s.injectors),
   ];
 }

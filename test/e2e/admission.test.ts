@@ -50,11 +50,11 @@ describe("exec functions", () => {
       },
     });
 
-  it("are denied in a PackageVariant unless the administrator allow-listed them", () => {
+  it("are denied in a PackageVariant unless the function catalog runs them", () => {
     const denied = kubectl(["apply", "--dry-run=server", "-n", ns, "-f", "-"], variant("/bin/sh"));
     expect(denied.code).not.toBe(0);
     expect(denied.stderr).toContain(
-      `spec.pipeline.mutators[1].exec: exec function "/bin/sh" is not allowed: it is not on the operator's exec allow-list`,
+      `spec.pipeline.mutators[1].exec: exec function "/bin/sh" is not allowed: the function catalog has no entry for it`,
     );
     const allowed = kubectl(
       ["apply", "--dry-run=server", "-n", ns, "-f", "-"],

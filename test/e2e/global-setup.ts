@@ -1,14 +1,11 @@
 import { startEnvironment } from "../../hack/environment";
+import { e2eCatalog } from "../support/e2e-catalog";
 
 /**
  * Starts the local control plane, the module and two git servers once for all e2e test files.
  * Test files run in other processes: what they need travels in environment variables.
  */
 export default async function globalSetup(): Promise<void> {
-  // The module runs exec functions, but only the one allow-listed (cat: the identity function),
-  // so admission's and the render's allow-list are tested as an administrator would set them.
-  process.env.PORCH_PEPR_ALLOW_EXEC = "true";
-  process.env.PORCH_PEPR_EXEC_ALLOWLIST = "e2e-identity=/usr/bin/cat";
   // Git calls to the tests' hostile listeners end within the tests' waits (default: 5 min).
   process.env.PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS ??= "30000";
   // The custom kinds the tests inject and select, and a cluster-scoped kind listed to show it
@@ -20,7 +17,8 @@ export default async function globalSetup(): Promise<void> {
     "e2e.porch.dev/v1/Site",
     "v1/Namespace",
   ].join(",");
-  const env = await startEnvironment({ purpose: "test" });
+  // The module runs one exec function, the one its function catalog names (support/e2e-catalog.ts).
+  const env = await startEnvironment({ purpose: "test", functionCatalog: e2eCatalog() });
   process.env.KUBECONFIG = env.kubeconfig;
   process.env.PORCH_PEPR_E2E_GIT_URL = env.git.url;
   process.env.PORCH_PEPR_E2E_GIT_ROOT = env.git.root;

@@ -228,7 +228,7 @@ describe("render failures", () => {
       const pr = getJson<PR>("packagerevision", "blueprints.failing.v1", ns);
       return condition(pr, "Rendered")?.status === "False" ? condition(pr, "Rendered") : undefined;
     });
-    expect(failed?.reason).toBe("RenderFailed");
+    expect(failed?.reason).toBe("FunctionUnavailable");
     expect(failed?.message).toContain(
       'no runtime can run function image "gcr.io/kpt-fn/starlark:v0.4.3"',
     );
@@ -352,7 +352,7 @@ describe("unsafe files and exec functions", () => {
     expect(result.stderr).toContain('"a\\u0000b.yaml" contains a control or invisible character');
   });
 
-  it("runs the allow-listed exec function on an edit", async () => {
+  it("runs an exec function the function catalog maps to an executable, on an edit", async () => {
     const identity = `pipeline:\n  mutators:\n    - exec: e2e-identity\n`;
     const edit = setFiles(ns, "blueprints.unsafe.v1", {
       Kptfile: kptfile("unsafe", identity),
@@ -393,7 +393,7 @@ describe("unsafe files and exec functions", () => {
     });
     expect(denied?.reason).toBe("ExecDenied");
     expect(denied?.message).toContain(
-      `exec function "/bin/sh" is not allowed: it is not on the operator's exec allow-list`,
+      `exec function "/bin/sh" is not allowed: the function catalog has no entry for it`,
     );
   });
 });

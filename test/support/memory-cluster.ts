@@ -11,6 +11,7 @@ import type {
   ResourceKind,
   Watch,
   WatchPhase,
+  WatchScope,
   WriteOptions,
 } from "../../lib/cluster/port";
 import { refOf } from "../../lib/cluster/port";
@@ -241,12 +242,17 @@ export class MemoryCluster implements Cluster {
   async watch(
     kind: ResourceKind,
     onEvent: (obj: KubeObject, phase: WatchPhase) => void,
+    scope: WatchScope = {},
   ): Promise<Watch> {
-    this.#journal.note("watch", kind.kind);
+    const target = [scope.namespace, scope.name].filter(Boolean).join("/");
+    this.#journal.note("watch", kind.kind, target || undefined);
     const served = this.#kinds.storable(kind);
     let open = true;
+    const inScope = (obj: KubeObject) =>
+      (scope.namespace === undefined || obj.metadata?.namespace === scope.namespace) &&
+      (scope.name === undefined || obj.metadata?.name === scope.name);
     const deliver = (obj: KubeObject, phase: WatchPhase) =>
-      queueMicrotask(() => open && onEvent(obj, phase));
+      inScope(obj) && queueMicrotask(() => open && onEvent(obj, phase));
     for (const entry of this.#store.entries(served)) deliver(clone(entry.object), "ADDED");
     const stop = this.#store.onWrite((phase, obj, written) => {
       if (kindKey(written) === kindKey(kind)) deliver(obj, phase);

@@ -7,7 +7,12 @@ import { variantIndexers } from "../../capabilities/package-variant-set/variants
 import { RevisionCache } from "../../capabilities/shared/revision-cache";
 import { Slots } from "../../lib/controller/concurrency";
 import { WatchCache } from "../../lib/controller/watch-cache";
-import { createFunctionRuntime, type FunctionRuntime } from "../../lib/fn";
+import {
+  BUILTIN_FUNCTIONS,
+  CatalogHolder,
+  createFunctionRuntime,
+  type FunctionRuntime,
+} from "../../lib/fn";
 import type { ContentStore } from "../../lib/git";
 import { createBareRepo } from "../../hack/git-server";
 import { MemoryCluster, type MemoryClusterOptions } from "./memory-cluster";
@@ -72,7 +77,9 @@ export interface TestOperatorOptions {
   renders?: number;
   /** The wait after finding every render slot taken (default 2000). */
   requeueDelayMs?: number;
-  /** How pipeline functions run (default: the built-ins, exec disabled). */
+  /** The function catalog (default: one with no ConfigMap, so the built-in defaults). */
+  catalog?: CatalogHolder;
+  /** How pipeline functions run (default: by the catalog, with no pod runtime). */
   runtime?: FunctionRuntime;
   /** When the clock starts (default 2025-01-15T10:00:00Z). */
   start?: Date | string;
@@ -102,6 +109,9 @@ export async function testOperator(options: TestOperatorOptions = {}): Promise<T
   const log = new RecordingLogger();
   const slots = new Slots(options.renders ?? 1);
   const tmp = await mkdtemp(join(tmpdir(), "porch-reconciler-test-"));
+  const catalog =
+    options.catalog ??
+    new CatalogHolder({ origin: "the test catalog", builtinNames: Object.keys(BUILTIN_FUNCTIONS) });
   const ctx = createContext({
     cluster,
     log,
@@ -110,7 +120,9 @@ export async function testOperator(options: TestOperatorOptions = {}): Promise<T
     render: {
       slots,
       requeueDelayMs: options.requeueDelayMs ?? 2000,
-      runtime: options.runtime ?? createFunctionRuntime(),
+      runtime: options.runtime ?? createFunctionRuntime({ catalog }),
+      catalog,
+      catalogFailures: new Map(),
     },
     now: clock.now,
     gitCacheRoot: join(tmp, "cache"),

@@ -208,8 +208,11 @@ export function fluentCluster(log: ClusterLog): Cluster {
       return list.resources ?? [];
     },
 
-    async watch(kind, onEvent) {
+    async watch(kind, onEvent, scope = {}) {
       const watcher = K8s(kfcKind.GenericKind, {
+        // A name becomes a field selector (metadata.name=…): the API sends that object only.
+        ...(scope.namespace !== undefined && { namespace: scope.namespace }),
+        ...(scope.name !== undefined && { name: scope.name }),
         kindOverride: {
           group: kind.group,
           version: kind.version,

@@ -50,6 +50,8 @@ spec:
     expect(out.files["resources.yaml"]).toBe(pod);
     expect(out.results.items[0]).toEqual({
       image: "gcr.io/kpt-fn/apply-replacements:v0.1.1",
+      runtime: "builtin",
+      durationMs: expect.any(Number),
       exitCode: 0,
     });
   });

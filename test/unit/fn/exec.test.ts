@@ -3,12 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { renderPackage } from "../../../lib/fn/render";
 import { createFunctionRuntime } from "../../../lib/fn/runtime";
+import { catalogHolder, execCatalog } from "../../support/function-catalog";
 import { kptfile, renderMutator } from "./helpers";
 
 const YAML_MODULE = JSON.stringify(require.resolve("yaml"));
 let dir: string;
-/** The allow-list: every script written below, by its path. */
-const allowed = new Map<string, string>();
+/** What the catalog runs: every script written below, by its path. */
+const allowed: Record<string, string> = {};
 
 /** Writes an executable node script that gets the parsed ResourceList as `rl` and prints what `body` returns. */
 function script(name: string, body: string): string {
@@ -27,12 +28,13 @@ process.stdin.on("end", () => {
 `,
   );
   chmodSync(path, 0o755);
-  allowed.set(path, path);
+  allowed[path] = path;
   return path;
 }
 
-const allowExec = (limits = {}) => ({
-  runtime: createFunctionRuntime({ execPolicy: { enabled: true, allowed }, exec: limits }),
+/** A runtime whose catalog runs every script written so far, each by its path. */
+const allowExec = (limits: { timeout?: string; maxOutputBytes?: number } = {}) => ({
+  runtime: createFunctionRuntime({ catalog: execCatalog(allowed, limits) }),
 });
 const cm = (name: string, extra = ""): string =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${extra}`;
@@ -74,6 +76,8 @@ describe("exec runtime", () => {
     expect(out.steps[0].runtime).toBe("exec");
     expect(out.results.items[0]).toEqual({
       exec: fn,
+      runtime: "exec",
+      durationMs: expect.any(Number),
       exitCode: 0,
       results: [
         {
@@ -104,7 +108,13 @@ describe("exec runtime", () => {
     expect(out.error?.message).toContain("exited with code 2");
     expect(out.error?.message).toContain("cannot reach the database");
     expect(out.results.items).toEqual([
-      { exec: fn, exitCode: 2, stderr: "cannot reach the database\n" },
+      {
+        exec: fn,
+        runtime: "exec",
+        durationMs: expect.any(Number),
+        exitCode: 2,
+        stderr: "cannot reach the database\n",
+      },
     ]);
     expect(out.files["a.yaml"]).toBe(cm("a"));
   });
@@ -123,31 +133,74 @@ describe("exec runtime", () => {
     expect(out.error?.message).toContain("replicas must be set");
   });
 
-  it("is refused unless the policy enables exec and allow-lists the executable", async () => {
+  it("is refused unless a catalog entry names the executable exactly", async () => {
     const fn = script("never.js", "return rl;");
-    const disabled = await renderMutator(`exec: ${fn}`, { "a.yaml": cm("a") });
-    expect(disabled.error?.message).toContain(
-      `exec function ${JSON.stringify(fn)} is not allowed: this operator does not run exec functions`,
+    const defaults = await renderMutator(`exec: ${fn}`, { "a.yaml": cm("a") });
+    expect(defaults.error?.message).toContain(
+      `exec function ${JSON.stringify(fn)} is not allowed: the function catalog has no entry for it (ask the administrator)`,
     );
-    expect(disabled.error?.reason).toBe("ExecDenied");
-    expect(disabled.results.items).toEqual([]);
-    const other = createFunctionRuntime({
-      execPolicy: { enabled: true, allowed: new Map([["other", "/usr/bin/true"]]) },
-    });
+    expect(defaults.error?.reason).toBe("ExecDenied");
+    expect(defaults.results.items).toEqual([]);
+    const other = createFunctionRuntime({ catalog: execCatalog({ other: "/usr/bin/true" }) });
     const unlisted = await renderMutator(`exec: ${fn}`, { "a.yaml": cm("a") }, { runtime: other });
     expect(unlisted.error?.message).toContain(
-      `exec function ${JSON.stringify(fn)} is not allowed: it is not on the operator's exec allow-list`,
+      `exec function ${JSON.stringify(fn)} is not allowed: the function catalog has no entry for it`,
     );
-    // Arguments are the tenant's: an allow-listed path with arguments is another command.
+    // Arguments are the tenant's: a cataloged path with arguments is another command.
     const withArgs = await renderMutator(`exec: ${fn} --x`, { "a.yaml": cm("a") }, allowExec());
-    expect(withArgs.error?.message).toContain("is not on the operator's exec allow-list");
+    expect(withArgs.error?.message).toContain("the function catalog has no entry for it");
+    // An image pattern never matches an exec name, even one that looks like the image.
+    const byImage = catalogHolder({
+      functions: [{ image: "**/never.js:*", runtime: "exec", executable: { path: fn } }],
+    });
+    const imageOnly = createFunctionRuntime({ catalog: byImage });
+    const out = await renderMutator(
+      `exec: never.js`,
+      { "a.yaml": cm("a") },
+      { runtime: imageOnly },
+    );
+    expect(out.error?.reason).toBe("ExecDenied");
   });
 
-  it("runs an allow-listed name as the path it stands for", async () => {
-    const fn = script("named.js", "return rl;");
-    const runtime = createFunctionRuntime({
-      execPolicy: { enabled: true, allowed: new Map([["my-fn", fn]]) },
+  it("runs an image the catalog maps to an executable, and says so in the result", async () => {
+    const fn = script("by-image.js", 'rl.items[0].data = { ran: "by-image" }; return rl;');
+    const catalog = catalogHolder({
+      functions: [
+        { image: "example.com/fns/labeller:v1.*", runtime: "exec", executable: { path: fn } },
+      ],
     });
+    const runtime = createFunctionRuntime({ catalog });
+    const image = "example.com/fns/labeller:v1.4.2";
+    const out = await renderMutator(`image: ${image}`, { "a.yaml": cm("a") }, { runtime });
+    expect(out.error).toBeUndefined();
+    expect(out.files["a.yaml"]).toContain("ran: by-image");
+    const [result] = out.results.items;
+    expect(result).toMatchObject({ image, runtime: "exec", exitCode: 0 });
+    expect(typeof result.durationMs).toBe("number");
+    // v2 is not in the range: no entry, and no built-in of that name.
+    const v2 = await renderMutator(`image: example.com/fns/labeller:v2.0.0`, {}, { runtime });
+    expect(v2.error?.reason).toBe("FunctionUnavailable");
+  });
+
+  it("names the image, the runtime and the reason when a cataloged executable fails", async () => {
+    const fn = script("fails.js", "process.exit(3);");
+    const catalog = catalogHolder({
+      functions: [{ image: "example.com/fns/fails:*", runtime: "exec", executable: { path: fn } }],
+    });
+    const out = await renderMutator(
+      "image: example.com/fns/fails:v1",
+      { "a.yaml": cm("a") },
+      { runtime: createFunctionRuntime({ catalog }) },
+    );
+    expect(out.error?.message).toBe(
+      'package ".": mutator 0 (example.com/fns/fails:v1, runtime exec): exited with code 3',
+    );
+    expect(out.error?.reason).toBe("RenderFailed");
+  });
+
+  it("runs a cataloged name as the path it stands for", async () => {
+    const fn = script("named.js", "return rl;");
+    const runtime = createFunctionRuntime({ catalog: execCatalog({ "my-fn": fn }) });
     const out = await renderMutator("exec: my-fn", { "a.yaml": cm("a") }, { runtime });
     expect(out.error).toBeUndefined();
     expect(out.steps[0].runtime).toBe("exec");
@@ -159,9 +212,13 @@ describe("exec runtime", () => {
       `rl.items[0].data = { env: JSON.stringify(process.env), cwd: process.cwd() };
        return rl;`,
     );
+    // What an operator Pod's environment holds, the service-account token's whereabouts included.
     const planted = {
       KUBERNETES_SERVICE_HOST: "10.0.0.1",
-      PORCH_PEPR_EXEC_ALLOWLIST: "/x",
+      KUBERNETES_SERVICE_PORT: "443",
+      AWS_WEB_IDENTITY_TOKEN_FILE: "/var/run/secrets/eks.amazonaws.com/serviceaccount/token",
+      NODE_OPTIONS: "--require /tmp/evil.js",
+      PORCH_PEPR_GIT_CACHE: "/tmp/porch-pepr-git",
       GIT_TOKEN: "secret-token",
       KUBECONFIG: "/root/.kube/config",
     };
@@ -181,6 +238,7 @@ describe("exec runtime", () => {
       TMPDIR: data.cwd,
       LANG: "C.UTF-8",
     });
+    expect(data.env).not.toMatch(/serviceaccount|secret|kube/i);
     expect(data.cwd).not.toBe(process.cwd());
     expect(data.cwd.startsWith(tmpdir())).toBe(true);
     expect(existsSync(data.cwd)).toBe(false);
@@ -194,7 +252,7 @@ describe("exec runtime", () => {
     const timedOut = await renderMutator(
       `exec: ${slow}`,
       { "a.yaml": cm("a") },
-      allowExec({ timeoutMs: 300 }),
+      allowExec({ timeout: "300ms" }),
     );
     expect(timedOut.error?.message).toContain("timed out after 300 ms");
     const loud = script(
@@ -204,9 +262,9 @@ describe("exec runtime", () => {
     const tooBig = await renderMutator(
       `exec: ${loud}`,
       { "a.yaml": cm("a") },
-      allowExec({ maxOutputBytes: 1000 }),
+      allowExec({ maxOutputBytes: 1024 }),
     );
-    expect(tooBig.error?.message).toContain("wrote more than 1000 bytes to stdout");
+    expect(tooBig.error?.message).toContain("wrote more than 1024 bytes to stdout");
   });
 
   it("rejects output resources placed outside the package", async () => {
@@ -224,7 +282,7 @@ describe("exec runtime", () => {
     "rejects output resources written to the unsafe file name %j",
     async path => {
       const fn = script(
-        `unsafe-${allowed.size}.js`,
+        `unsafe-${Object.keys(allowed).length}.js`,
         `rl.items[0].metadata.annotations["internal.config.kubernetes.io/path"] = ${JSON.stringify(path)}; return rl;`,
       );
       const out = await renderMutator(`exec: ${fn}`, { "a.yaml": cm("a") }, allowExec());

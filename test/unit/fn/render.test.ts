@@ -114,15 +114,21 @@ describe("renderPackage", () => {
     );
   });
 
-  it("names the image and the available runtimes when no runtime can run a function", async () => {
+  it("names the image and the function catalog when no runtime can run a function", async () => {
     const out = await renderMutator("image: gcr.io/kpt-fn/starlark:v0.4.3", { "a.yaml": cm("a") });
     expect(out.ok).toBe(false);
-    expect(out.error).toMatchObject({ package: "", stage: "mutator", index: 0 });
+    expect(out.error).toMatchObject({
+      package: "",
+      stage: "mutator",
+      index: 0,
+      reason: "FunctionUnavailable",
+    });
     expect(out.error?.message).toBe(
       'package ".": mutator 0 (gcr.io/kpt-fn/starlark:v0.4.3): no runtime can run function image "gcr.io/kpt-fn/starlark:v0.4.3": ' +
-        "available runtimes are builtin (apply-replacements, apply-setters, ensure-name-substring, search-replace, " +
-        "set-annotations, set-labels, set-namespace); exec (disabled)",
+        "no entry of the function catalog (the built-in defaults (apply-replacements, apply-setters, ensure-name-substring, " +
+        "search-replace, set-annotations, set-labels, set-namespace)) matches it",
     );
+    expect(out.results.items).toEqual([]);
   });
 
   it("keeps unchanged documents byte for byte and comments in changed ones", async () => {
@@ -195,18 +201,24 @@ metadata:
       items: [
         {
           image: "set-labels",
+          runtime: "builtin",
+          durationMs: expect.any(Number),
           exitCode: 0,
           results: [{ message: "set 1 labels in total", severity: "info" }],
         },
       ],
     });
-    expect(resultListToYaml(out.results)).toBe(`apiVersion: kpt.dev/v1
+    // The duration is whatever the run took: only its form is checked.
+    const yaml = resultListToYaml(out.results).replace(/durationMs: \d+\n/, "durationMs: N\n");
+    expect(yaml).toBe(`apiVersion: kpt.dev/v1
 kind: FunctionResultList
 metadata:
   name: fnresults
 exitCode: 0
 items:
   - image: set-labels
+    runtime: builtin
+    durationMs: N
     exitCode: 0
     results:
       - message: set 1 labels in total

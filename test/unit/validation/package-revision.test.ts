@@ -1,5 +1,6 @@
 import type { PackageRevision, PackageRevisionResources } from "../../../crd-types";
 import { validatePackageRevision, validatePackageRevisionResources } from "../../../lib/validation";
+import { execView } from "../../support/function-catalog";
 
 const pr = (spec: Record<string, unknown>, status: Record<string, unknown> = {}) =>
   ({
@@ -149,7 +150,7 @@ describe("validatePackageRevisionResources", () => {
 
   const kptfileRunning = (exec: string) =>
     `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  mutators:\n    - exec: ${exec}\n`;
-  const allowing = (exec: string) => ({ enabled: true, allowed: new Map([[exec, exec]]) });
+  const allowing = (exec: string) => execView({ [exec]: exec });
 
   it("refuses unsafe file names on create and update, naming every key printably", () => {
     const files = { Kptfile: "", "../escape.yaml": "", "a\u0000b.yaml": "", "ok.yaml": "" };
@@ -164,11 +165,11 @@ describe("validatePackageRevisionResources", () => {
     ).toEqual(expected);
   });
 
-  it("refuses a Kptfile exec function the administrator did not allow, in any package", () => {
+  it("refuses a Kptfile exec function the function catalog does not run, in any package", () => {
     const files = { Kptfile: kptfileRunning("/opt/fn"), "sub/Kptfile": kptfileRunning("/bin/sh") };
     expect(validatePackageRevisionResources(prr(files), prr({}), "Draft", user("UPDATE"))).toEqual([
-      'spec.resources["Kptfile"] pipeline.mutators[0]: exec function "/opt/fn" is not allowed: this operator does not run exec functions',
-      'spec.resources["sub/Kptfile"] pipeline.mutators[0]: exec function "/bin/sh" is not allowed: this operator does not run exec functions',
+      'spec.resources["Kptfile"] pipeline.mutators[0]: exec function "/opt/fn" is not allowed: the function catalog has no entry for it (ask the administrator)',
+      'spec.resources["sub/Kptfile"] pipeline.mutators[0]: exec function "/bin/sh" is not allowed: the function catalog has no entry for it (ask the administrator)',
     ]);
     expect(
       validatePackageRevisionResources(
@@ -179,7 +180,7 @@ describe("validatePackageRevisionResources", () => {
         allowing("/opt/fn"),
       ),
     ).toEqual([
-      `spec.resources["sub/Kptfile"] pipeline.mutators[0]: exec function "/bin/sh" is not allowed: it is not on the operator's exec allow-list (ask the administrator)`,
+      `spec.resources["sub/Kptfile"] pipeline.mutators[0]: exec function "/bin/sh" is not allowed: the function catalog has no entry for it (ask the administrator)`,
     ]);
   });
 });

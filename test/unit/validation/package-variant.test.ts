@@ -1,5 +1,6 @@
 import type { PackageVariantSpec } from "../../../crd-types";
 import { validatePackageVariant } from "../../../lib/validation";
+import { execView } from "../../support/function-catalog";
 
 const valid: PackageVariantSpec = {
   upstream: { repo: "blueprints", package: "base-ns", revision: 1 },
@@ -20,12 +21,11 @@ describe("validatePackageVariant", () => {
       pipeline: { mutators: [{ image: "set-labels" }, { exec: "/opt/fn" }, { exec: "named" }] },
     });
     expect(validatePackageVariant(spec)).toEqual([
-      'spec.pipeline.mutators[1].exec: exec function "/opt/fn" is not allowed: this operator does not run exec functions',
-      'spec.pipeline.mutators[2].exec: exec function "named" is not allowed: this operator does not run exec functions',
+      'spec.pipeline.mutators[1].exec: exec function "/opt/fn" is not allowed: the function catalog has no entry for it (ask the administrator)',
+      'spec.pipeline.mutators[2].exec: exec function "named" is not allowed: the function catalog has no entry for it (ask the administrator)',
     ]);
-    const policy = { enabled: true, allowed: new Map([["named", "/opt/named"]]) };
-    expect(validatePackageVariant(spec, policy)).toEqual([
-      `spec.pipeline.mutators[1].exec: exec function "/opt/fn" is not allowed: it is not on the operator's exec allow-list (ask the administrator)`,
+    expect(validatePackageVariant(spec, execView({ named: "/opt/named" }))).toEqual([
+      `spec.pipeline.mutators[1].exec: exec function "/opt/fn" is not allowed: the function catalog has no entry for it (ask the administrator)`,
     ]);
   });
 
@@ -140,7 +140,6 @@ describe("validatePackageVariant", () => {
       downstream: { repo: "d", package: "apps/nginx-east" },
       pipeline: { mutators: [{ exec: "local-fn" }] },
     });
-    const policy = { enabled: true, allowed: new Map([["local-fn", "/opt/fns/local-fn"]]) };
-    expect(validatePackageVariant(spec, policy)).toEqual([]);
+    expect(validatePackageVariant(spec, execView({ "local-fn": "/opt/fns/local-fn" }))).toEqual([]);
   });
 });

@@ -1,0 +1,83 @@
+// The string syntaxes the catalog schema names with `format`, each a checker that says what is
+// wrong in the administrator's terms.
+import { printableName } from "../../packages/file-names";
+import { isDns1123Label, isDns1123Subdomain } from "../../validation/kubernetes-names";
+import { parseImagePattern } from "./image-pattern";
+import { parseImageReference } from "./image-reference";
+import type { FormatChecker } from "./schema";
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+const UNSAFE_PATH_CHARACTER = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\s\\]/u;
+const QUANTITY = /^[0-9]{1,15}(?:\.[0-9]{1,9})?(?:m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+export const MAX_DURATION_MS = 24 * 3_600_000;
+
+/** `30s`, `1m30s`, `250ms` → milliseconds; undefined when not such a duration. */
+export function parseDuration(text: string): number | undefined {
+  if (text === "") return undefined;
+  const part = /([0-9]{1,9})(ms|s|m|h)/y; // a fresh sticky expression: it carries its position
+  let total = 0;
+  while (part.lastIndex < text.length) {
+    const match = part.exec(text);
+    if (!match) return undefined;
+    total += Number(match[1]) * UNIT_MS[match[2]];
+  }
+  return total;
+}
+
+/** An absolute path with no `.`, `..` or empty segments, control characters, spaces or backslashes. */
+export function absolutePathProblem(path: string): string | undefined {
+  if (!path.startsWith("/")) return `${printableName(path)} is not an absolute path`;
+  if (UNSAFE_PATH_CHARACTER.test(path))
+    return `${printableName(path)} contains a space, a control character or a backslash`;
+  const segments = path.slice(1).split("/");
+  if (segments.some(s => s === "" || s === "." || s === ".."))
+    return `${printableName(path)} is not a normalized path`;
+  return undefined;
+}
+
+/**
+ * What a Kptfile's `exec:` may be for the catalog to match it: a name or an absolute path, never
+ * with arguments (a tenant's arguments would make the administrator's executable another command).
+ */
+export function execNameProblem(exec: string): string | undefined {
+  if (exec.startsWith("/")) return absolutePathProblem(exec);
+  return NAME.test(exec)
+    ? undefined
+    : `${printableName(exec)} must be a name (letters, digits, '.', '_' or '-') or an absolute path`;
+}
+
+/** The checkers of docs/function-catalog.schema.json's formats; built-ins by the names given. */
+export function catalogFormats(builtinNames: readonly string[]): Record<string, FormatChecker> {
+  return {
+    "image-pattern": text => {
+      const pattern = parseImagePattern(text);
+      return "problem" in pattern ? pattern.problem : undefined;
+    },
+    "image-reference": text => {
+      const ref = parseImageReference(text);
+      if ("problem" in ref) return `is not an image reference: ${ref.problem}`;
+      return ref.tag === undefined && ref.digest === undefined
+        ? "needs a tag or a digest: the image every function Pod starts from should not move"
+        : undefined;
+    },
+    "exec-name": execNameProblem,
+    "absolute-path": absolutePathProblem,
+    "builtin-name": name =>
+      builtinNames.includes(name)
+        ? undefined
+        : `there is no built-in function ${printableName(name)} (built-ins: ${builtinNames.join(", ")})`,
+    duration: text => {
+      const ms = parseDuration(text);
+      return ms !== undefined && ms >= 1 && ms <= MAX_DURATION_MS ? undefined : "bad duration";
+    },
+    quantity: text => (QUANTITY.test(text) ? undefined : "bad quantity"),
+    "dns-label": text =>
+      isDns1123Label(text) ? undefined : "must be a lowercase RFC 1123 label (a-z, 0-9 and '-')",
+    "dns-subdomain": text =>
+      isDns1123Subdomain(text)
+        ? undefined
+        : "must be a lowercase RFC 1123 subdomain (a-z, 0-9, '-' and '.')",
+  };
+}
