@@ -1,0 +1,3 @@
+module porch-pepr/hack/functions
+
+go 1.26.0
