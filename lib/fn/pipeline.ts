@@ -23,7 +23,7 @@ export interface RenderStep {
   /** Position in `pipeline.mutators` / `pipeline.validators`. */
   index: number;
   function: PipelineFunction;
-  runtime: "builtin" | "exec";
+  runtime: FunctionRunner["runtime"];
   result: FunctionResult;
 }
 

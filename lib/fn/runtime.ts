@@ -3,11 +3,11 @@
 // administrator's exec policy allows it, and otherwise a clear error — never a silent skip.
 import type { Document } from "yaml";
 import { BUILTIN_FUNCTIONS } from "./builtins";
-import { restoreFormatting, sameContent } from "./comments";
 import { runProcess, type ExecLimits } from "./exec";
 import { EXEC_DISABLED, execDenial, type ExecPolicy } from "./exec-policy";
-import { parseResourceListYaml, toResourceListYaml } from "./resource-list";
+import { toResourceListYaml } from "./resource-list";
 import { errorResult, hasErrorResult, type ResultItem } from "./results";
+import { responseFromOutput } from "./run-output";
 import type { BuiltinFunction, FnItem, PipelineFunction } from "./types";
 
 export interface RunRequest {
@@ -33,7 +33,7 @@ export interface RunResponse {
 }
 
 export interface FunctionRunner {
-  runtime: "builtin" | "exec";
+  runtime: "builtin" | "exec" | "pod";
   run(request: RunRequest): Promise<RunResponse>;
 }
 
@@ -127,39 +127,7 @@ function execRunner(executable: string, limits: ExecLimits): FunctionRunner {
     runtime: "exec",
     async run(request) {
       const stdin = toResourceListYaml(request.items, request.functionConfig);
-      const outcome = await runProcess(executable, stdin, limits);
-      const stderr = outcome.stderr || undefined;
-      if (outcome.failure) {
-        return {
-          items: [],
-          results: [],
-          exitCode: outcome.exitCode || 1,
-          stderr,
-          failure: outcome.failure,
-        };
-      }
-      let parsed;
-      try {
-        parsed = parseResourceListYaml(outcome.stdout);
-      } catch (error) {
-        const failure =
-          outcome.exitCode !== 0
-            ? `exited with code ${outcome.exitCode}`
-            : (error as Error).message;
-        return { items: [], results: [], exitCode: outcome.exitCode || 1, stderr, failure };
-      }
-      const items = parsed.items.map(item => {
-        const source = item.id !== undefined && /^\d+$/.test(item.id) ? Number(item.id) : undefined;
-        const input = source !== undefined ? request.items[source]?.doc : undefined;
-        let doc = item.doc;
-        if (input && sameContent(input, doc)) doc = input;
-        else if (input) restoreFormatting(input, doc);
-        return { doc, path: item.path, index: item.index, source: input ? source : undefined };
-      });
-      const exitCode =
-        outcome.exitCode !== 0 ? outcome.exitCode : hasErrorResult(parsed.results) ? 1 : 0;
-      const failure = outcome.exitCode !== 0 ? `exited with code ${outcome.exitCode}` : undefined;
-      return { items, results: parsed.results, exitCode, stderr, failure };
+      return responseFromOutput(request, await runProcess(executable, stdin, limits));
     },
   };
 }
