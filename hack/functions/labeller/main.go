@@ -24,6 +24,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kptdev/krm-functions-sdk/go/fn"
 )
@@ -52,7 +53,9 @@ func process(rl *fn.ResourceList) (bool, error) {
 		fmt.Fprintln(os.Stderr, "labeller: crashing as asked")
 		os.Exit(1)
 	case "hang":
-		select {}
+		for {
+			time.Sleep(time.Hour)
+		}
 	case "garbage":
 		fmt.Print("}}} this is not YAML: [\n\t{{{\n")
 		os.Exit(0)
