@@ -148,8 +148,13 @@ export class FunctionPodPool {
                 step.reason,
                 `Pod ${pod.name}: ${reading.message} (after replacing a Pod that did not answer)`,
               );
+            default:
+              return exhaustive(step);
           }
+          continue; // on the Pod that replaced it
         }
+        default:
+          return exhaustive(reading);
       }
     }
   }
@@ -186,6 +191,8 @@ export class FunctionPodPool {
           break;
         case "reject":
           return { response: failedRun(template.fn.image, step.reason, step.message) };
+        default:
+          return exhaustive(step);
       }
       const wake = await this.#wait(entry);
       switch (wake.kind) {
@@ -195,6 +202,8 @@ export class FunctionPodPool {
           return { response: { ...wake.response, items: [], results: [] } };
         case "replan":
           continue;
+        default:
+          return exhaustive(wake);
       }
     }
   }
@@ -309,6 +318,8 @@ export class FunctionPodPool {
         break;
       case "none":
         break;
+      default:
+        return exhaustive(step);
     }
   }
 
@@ -333,6 +344,8 @@ export class FunctionPodPool {
         break;
       case "none":
         break;
+      default:
+        return exhaustive(step);
     }
   }
 
@@ -423,7 +436,14 @@ export class FunctionPodPool {
         case "forget":
           this.#forget(step.key, step.name);
           break;
+        default:
+          return exhaustive(step);
       }
     }
   }
+}
+
+/** A switch over a plan's steps names every kind: a new kind fails to compile here. */
+function exhaustive(value: never): never {
+  throw new Error(`unknown step ${JSON.stringify(value)}`);
 }
