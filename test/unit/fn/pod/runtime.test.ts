@@ -98,8 +98,11 @@ const pods = (cluster: MemoryCluster) => cluster.list(PodKind, { namespace: "fns
 let runtime: PodRuntime | undefined;
 afterEach(() => runtime?.close());
 
+// Outcomes are awaited with generous bounds, never timed: a loaded machine is only slower.
+jest.setTimeout(60_000);
+
 async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 500; i++) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
     const found = await check();
     if (found !== undefined) return found;
     await new Promise(r => setTimeout(r, 10));
