@@ -7,6 +7,7 @@ import { startGitServerProcess } from "../git-server-process";
 import { ensureNodeClusterBinaries, NodeCluster, startNodeCluster } from "../node/cluster";
 import { NODE_NETWORK } from "../node/config";
 import { ensureControllerImage } from "./controller-image";
+import { ensureFunctionImages, type FunctionImages } from "./function-images";
 import { peprBuildAndDeploy, prepareInstallDir } from "./install";
 
 // The module installed as a user installs it, on the real local node: what `npm run test:deploy`
@@ -17,6 +18,8 @@ export interface PodsEnvironment {
   kubeconfig: string;
   /** The controller image the Deployments run (imported into the node's containerd). */
   image: string;
+  /** The function wrapper's image and the labeller function's (imported likewise). */
+  functionImages: FunctionImages;
   /** Open git server on the node's bridge address, where Pods reach the host. */
   git: GitServer;
   /** The same behind basic auth. */
@@ -42,6 +45,8 @@ export async function startPodsEnvironment(
   await ensureNodeClusterBinaries(onStep);
   onStep("controller image (cached after the first build)");
   const controller = ensureControllerImage(onStep);
+  onStep("function images: the wrapper and the labeller (cached after the first build)");
+  const functionImages = await ensureFunctionImages(onStep);
   const cluster = await startNodeCluster(stateDir, { onStep });
   const kubeconfig = cluster.controlPlane.kubeconfig;
   const started: { close(): Promise<void> }[] = [];
@@ -54,6 +59,9 @@ export async function startPodsEnvironment(
   try {
     onStep("importing the controller image into the node's containerd");
     cluster.node.importImage(controller.archive);
+    onStep("importing the function wrapper and labeller images");
+    cluster.node.importImage(functionImages.wrapper.archive);
+    cluster.node.importImage(functionImages.labeller.archive);
     onStep("starting git servers on the node's bridge address");
     const logDir = join(stateDir, "logs");
     const gitRoot = join(stateDir, "git");
@@ -90,7 +98,7 @@ export async function startPodsEnvironment(
       "pepr-system",
       "--timeout=180s",
     ]);
-    return { cluster, kubeconfig, image: controller.ref, git, authGit, stop };
+    return { cluster, kubeconfig, image: controller.ref, functionImages, git, authGit, stop };
   } catch (e) {
     await stop();
     throw e;

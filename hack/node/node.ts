@@ -40,7 +40,7 @@ export interface Node {
 }
 
 /** Image reference of one of our binaries: tagged by content, so a rebuilt binary re-imports. */
-function imageName(name: string, binary: Buffer): string {
+export function imageName(name: string, binary: Buffer): string {
   const tag = createHash("sha256").update(binary).digest("hex").slice(0, 12);
   return `localhost/porch-pepr/${name}:${tag}`;
 }

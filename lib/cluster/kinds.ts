@@ -103,3 +103,83 @@ export const SubjectAccessReviewKind: ResourceKind<SubjectAccessReview> = {
   plural: "subjectaccessreviews",
   namespaced: false,
 };
+
+/** The parts of a Pod the function runtime writes and reads (lib/fn/pod). */
+export interface Pod extends KubeObject {
+  spec?: PodSpec;
+  status?: PodStatus;
+}
+
+export interface SecurityContext {
+  runAsNonRoot?: boolean;
+  runAsUser?: number;
+  runAsGroup?: number;
+  readOnlyRootFilesystem?: boolean;
+  allowPrivilegeEscalation?: boolean;
+  privileged?: boolean;
+  capabilities?: { drop?: string[]; add?: string[] };
+  seccompProfile?: { type: string };
+}
+
+export interface Container {
+  name: string;
+  image: string;
+  imagePullPolicy?: string;
+  command?: string[];
+  args?: string[];
+  env?: { name: string; value?: string }[];
+  ports?: { name?: string; containerPort: number; protocol?: string }[];
+  readinessProbe?: {
+    httpGet?: { path: string; port: number };
+    periodSeconds?: number;
+    timeoutSeconds?: number;
+    failureThreshold?: number;
+  };
+  resources?: {
+    requests?: Record<string, string>;
+    limits?: Record<string, string>;
+  };
+  securityContext?: SecurityContext;
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+}
+
+export interface PodSpec {
+  serviceAccountName?: string;
+  automountServiceAccountToken?: boolean;
+  enableServiceLinks?: boolean;
+  hostNetwork?: boolean;
+  hostPID?: boolean;
+  hostIPC?: boolean;
+  restartPolicy?: string;
+  terminationGracePeriodSeconds?: number;
+  securityContext?: Omit<SecurityContext, "readOnlyRootFilesystem" | "capabilities"> & {
+    fsGroup?: number;
+  };
+  initContainers?: Container[];
+  containers: Container[];
+  volumes?: { name: string; emptyDir?: { medium?: string; sizeLimit?: string } }[];
+}
+
+export interface ContainerState {
+  waiting?: { reason?: string; message?: string };
+  running?: { startedAt?: string };
+  terminated?: { exitCode: number; reason?: string; message?: string };
+}
+
+export interface ContainerStatus {
+  name: string;
+  ready?: boolean;
+  state?: ContainerState;
+}
+
+export interface PodStatus {
+  phase?: string;
+  reason?: string;
+  message?: string;
+  podIP?: string;
+  conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  initContainerStatuses?: ContainerStatus[];
+  containerStatuses?: ContainerStatus[];
+}
+
+export const PodKind: ResourceKind<Pod> = core("Pod", "pods", true);

@@ -12,11 +12,11 @@ import {
   type CatalogView,
   type RuntimeName,
 } from "./catalog";
-import { restoreFormatting, sameContent } from "./comments";
 import { runProcess, type ExecLimits } from "./exec";
 import type { PodFunction, PodRuntimeSettings } from "./pod-function";
-import { parseResourceListYaml, toResourceListYaml } from "./resource-list";
+import { toResourceListYaml } from "./resource-list";
 import { errorResult, hasErrorResult, type ResultItem } from "./results";
+import { responseFromOutput } from "./run-output";
 import type { BuiltinFunction, FnItem, PipelineFunction } from "./types";
 import { printableName } from "../packages/file-names";
 
@@ -169,39 +169,7 @@ function execRunner(executable: string, limits: ExecLimits): FunctionRunner {
     runtime: "exec",
     async run(request) {
       const stdin = toResourceListYaml(request.items, request.functionConfig);
-      const outcome = await runProcess(executable, stdin, limits);
-      const stderr = outcome.stderr || undefined;
-      if (outcome.failure) {
-        return {
-          items: [],
-          results: [],
-          exitCode: outcome.exitCode || 1,
-          stderr,
-          failure: outcome.failure,
-        };
-      }
-      let parsed;
-      try {
-        parsed = parseResourceListYaml(outcome.stdout);
-      } catch (error) {
-        const failure =
-          outcome.exitCode !== 0
-            ? `exited with code ${outcome.exitCode}`
-            : (error as Error).message;
-        return { items: [], results: [], exitCode: outcome.exitCode || 1, stderr, failure };
-      }
-      const items = parsed.items.map(item => {
-        const source = item.id !== undefined && /^\d+$/.test(item.id) ? Number(item.id) : undefined;
-        const input = source !== undefined ? request.items[source]?.doc : undefined;
-        let doc = item.doc;
-        if (input && sameContent(input, doc)) doc = input;
-        else if (input) restoreFormatting(input, doc);
-        return { doc, path: item.path, index: item.index, source: input ? source : undefined };
-      });
-      const exitCode =
-        outcome.exitCode !== 0 ? outcome.exitCode : hasErrorResult(parsed.results) ? 1 : 0;
-      const failure = outcome.exitCode !== 0 ? `exited with code ${outcome.exitCode}` : undefined;
-      return { items, results: parsed.results, exitCode, stderr, failure };
+      return responseFromOutput(request, await runProcess(executable, stdin, limits));
     },
   };
 }

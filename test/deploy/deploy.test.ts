@@ -1,11 +1,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { binDir } from "../../hack/cluster/paths";
 import { DEMO_BLUEPRINTS, DemoPackage } from "../../hack/demo/packages";
 import { UID } from "../../hack/deploy/controller-image";
-import { PodsEnvironment, startPodsEnvironment } from "../../hack/deploy/environment";
+import { createBareRepo } from "../../hack/git-server";
 import { NODE_NETWORK } from "../../hack/node/config";
 import { loadExamples } from "../support/examples";
 import { publishTo, registerRepository } from "../support/git";
@@ -27,12 +25,14 @@ import {
   yamlOf,
 } from "../support/package-revisions";
 import { eventually } from "../support/wait";
+import { deployEnvironment } from "./environment";
 
 // The module installed as a user installs it: `npx pepr build --custom-image`, the image in the
 // node's containerd, `npx pepr deploy`, then Pods on a real node (hack/node/): admission from the
 // API server to the webhook's Pods through their Service, the watcher reaching the API server
 // through the `kubernetes` Service and git servers on the host over the node's bridge, with
-// isomorphic-git (the image has no git). See README, "Installing on a real cluster".
+// isomorphic-git (the image has no git). See README, "Installing on a real cluster". The node
+// and the install are global setup's (./global-setup.ts), shared with the other deploy tests.
 
 const timings: [string, number][] = [];
 let mark = Date.now();
@@ -43,8 +43,7 @@ const step = (what: string) => {
 };
 const log = (what: string) => process.stderr.write(`[deploy] ${what}\n`);
 
-let stateDir = "";
-let env: PodsEnvironment | undefined;
+const env = deployEnvironment();
 let ns = "";
 
 /** A bare repository on the host's (open or basic-auth) git server with `packages` published; its URL. */
@@ -53,42 +52,23 @@ async function gitRepository(
   packages: readonly DemoPackage[] = [],
   server: "open" | "auth" = "open",
 ) {
-  const git = server === "auth" ? env!.authGit : env!.git;
-  const { url } = await git.createBareRepo(name);
+  const git = server === "auth" ? env.authGit : env.git;
+  const { url } = await createBareRepo(git.root, git.url, name);
   const credentials =
     server === "auth"
-      ? { type: "basic" as const, username: env!.authGit.user, password: env!.authGit.password }
+      ? { type: "basic" as const, username: env.authGit.user, password: env.authGit.password }
       : undefined;
-  await publishTo(url, packages, { cacheParent: stateDir, credentials });
+  await publishTo(url, packages, { cacheParent: env.stateDir, credentials });
   return url;
 }
 
-beforeAll(async () => {
-  if (process.getuid?.() !== 0)
-    throw new Error(
-      "the deploy suite needs root (a real node: bridge, containerd, runc); as another user run npm run test:unit and npm run test:e2e",
-    );
-  stateDir = mkdtempSync(join(tmpdir(), "porch-pepr-deploy-"));
-  // Each step's time is booked when the next one starts.
-  let phase = "start";
-  env = await startPodsEnvironment(stateDir, what => {
-    step(phase);
-    phase = what;
-    log(what);
-  });
-  step(phase);
-  process.env.KUBECONFIG = env.kubeconfig;
-  process.env.PATH = `${binDir()}:${process.env.PATH}`;
+beforeAll(() => {
   ns = createNamespace("deploy");
-}, 40 * 60_000);
+});
 
-afterAll(async () => {
-  const stopping = Date.now();
-  await env?.stop();
-  timings.push(["stop", (Date.now() - stopping) / 1000]);
+afterAll(() => {
   log(timings.map(([what, s]) => `${s.toFixed(1)}s  ${what}`).join("\n[deploy] "));
-  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
-}, 120_000);
+});
 
 /** The peak memory of a Pod's container, from its cgroup v1 memory controller on the node. */
 function peakMemoryMiB(selector: string): string {
@@ -128,8 +108,8 @@ it("runs the admission and watcher Pods from our image on the node, as uid 65532
   const apps = pods.map(p => p.metadata.labels.app).sort();
   expect(apps).toEqual(["pepr-porch-pepr", "pepr-porch-pepr", "pepr-porch-pepr-watcher"]);
   for (const pod of pods) {
-    expect(pod.spec.nodeName).toBe(env!.cluster.node.name);
-    expect(pod.spec.containers[0].image).toBe(env!.image);
+    expect(pod.spec.nodeName).toBe(env.nodeName);
+    expect(pod.spec.containers[0].image).toBe(env.image);
     expect(pod.spec.containers[0].imagePullPolicy).toBe("IfNotPresent");
     expect(pod.spec.containers[0].securityContext?.runAsUser).toBe(UID);
   }
@@ -185,7 +165,7 @@ it("syncs a Repository behind basic auth from the watcher Pod (isomorphic-git, a
       kind: "Secret",
       metadata: { name: "blueprints-auth" },
       type: "kubernetes.io/basic-auth",
-      stringData: { username: env!.authGit.user, password: env!.authGit.password },
+      stringData: { username: env.authGit.user, password: env.authGit.password },
     }),
   );
   registerRepository(ns, "blueprints", url, { secretRef: "blueprints-auth" });

@@ -12,5 +12,8 @@ module.exports = {
   transformIgnorePatterns: unit.transformIgnorePatterns,
   testMatch: ["<rootDir>/test/deploy/**/*.test.ts"],
   setupFiles: ["<rootDir>/test/deploy/setup-env.cjs"],
+  // One node for every test file (a node costs about a minute to start).
+  globalSetup: "<rootDir>/test/deploy/global-setup.ts",
+  globalTeardown: "<rootDir>/test/deploy/global-teardown.ts",
   testTimeout: 120_000,
 };
