@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { Container, Pod, SecurityContext } from "../../cluster/kinds";
 import type { PodFunction, PodResourceList, PodRuntimeSettings } from "../pod-function";
-import { imageFunctionName } from "../runtime";
+import { splitReference } from "../catalog/image-reference";
 import type { PodRuntimeLimits } from "./limits";
 
 /** The wrapper's port in the function container. */
@@ -161,7 +161,9 @@ const RESTRICTED: SecurityContext = {
 
 /** The DNS-label-safe function name of an image, for Pod names people can read. */
 function slug(image: string): string {
-  const name = imageFunctionName(image)
+  const path = splitReference(image).name;
+  const name = path
+    .slice(path.lastIndexOf("/") + 1)
     .toLowerCase()
     .replace(/[^a-z0-9-]+/g, "-")
     .replace(/^-+|-+$/g, "")
