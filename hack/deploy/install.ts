@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,22 +36,28 @@ export function prepareInstallDir(env: Record<string, string>, dir?: string): st
   return target;
 }
 
+/**
+ * Runs `npx <args>` in `dir`. `npx pepr build` and `npx pepr deploy` report a failed build (a
+ * type error, a missing file) and still exit 0, after which deploy applies nothing: that text
+ * is a failure here too, with the compiler's lines, rather than a later "no Pods".
+ */
 function npx(dir: string, args: string[], kubeconfig?: string): string {
-  try {
-    return execFileSync("npx", args, {
-      cwd: dir,
-      env: { ...process.env, ...(kubeconfig && { KUBECONFIG: kubeconfig }) },
-      stdio: ["ignore", "pipe", "pipe"],
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 10 * 60_000,
-    }).toString();
-  } catch (e) {
-    const err = e as { stdout?: Buffer; stderr?: Buffer; message: string };
-    const tail = (b?: Buffer) => (b?.toString() ?? "").split("\n").slice(-30).join("\n");
-    throw new Error(
-      `npx ${args.join(" ")} failed: ${err.message}\n${tail(err.stdout)}\n${tail(err.stderr)}`,
-    );
-  }
+  const result = spawnSync("npx", args, {
+    cwd: dir,
+    env: { ...process.env, ...(kubeconfig && { KUBECONFIG: kubeconfig }) },
+    stdio: ["ignore", "pipe", "pipe"],
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 10 * 60_000,
+    encoding: "utf8",
+  });
+  const output = `${result.stdout ?? ""}\n${result.stderr ?? ""}`;
+  const buildFailed = output.includes("Error building module");
+  if (result.status === 0 && !buildFailed) return result.stdout;
+  const compiler = output.split("\n").filter(line => /error TS\d+/.test(line));
+  const tail = output.split("\n").slice(-30);
+  throw new Error(
+    `npx ${args.join(" ")} failed (${result.error?.message ?? `exit ${result.status}`}${buildFailed ? ", Error building module" : ""}):\n${(compiler.length > 0 ? compiler : tail).join("\n")}`,
+  );
 }
 
 /**

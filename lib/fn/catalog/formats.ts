@@ -48,7 +48,7 @@ export function execNameProblem(exec: string): string | undefined {
     : `${printableName(exec)} must be a name (letters, digits, '.', '_' or '-') or an absolute path`;
 }
 
-/** The checkers of docs/function-catalog.schema.json's formats; built-ins by the names given. */
+/** The checkers of lib/fn/catalog/catalog.schema.json's formats; built-ins by the names given. */
 export function catalogFormats(builtinNames: readonly string[]): Record<string, FormatChecker> {
   return {
     "image-pattern": text => {

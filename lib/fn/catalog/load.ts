@@ -1,9 +1,9 @@
-// Reads an administrator's catalog.yaml: the schema (docs/function-catalog.schema.json, applied
+// Reads an administrator's catalog.yaml: the schema (lib/fn/catalog/catalog.schema.json, applied
 // by ./schema.ts), then what a schema cannot say. Every problem is named with its path; a
 // catalog with any problem is refused whole, never half-applied.
 import { Buffer } from "node:buffer";
 import { parseDocument } from "yaml";
-import schemaDocument from "../../../docs/function-catalog.schema.json";
+import schemaDocument from "./catalog.schema.json";
 import { DEFAULT_EXEC_MAX_OUTPUT_BYTES, DEFAULT_EXEC_TIMEOUT_MS } from "../exec";
 import type { PodResourceList, PodRuntimeSettings } from "../pod-function";
 import {

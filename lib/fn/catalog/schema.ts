@@ -1,5 +1,5 @@
 // A small JSON Schema (2020-12) interpreter for the function catalog: the loader checks a catalog
-// against docs/function-catalog.schema.json itself, so the published schema and the operator's
+// against lib/fn/catalog/catalog.schema.json itself, so the published schema and the operator's
 // validation are one text. Only the keywords that file uses are implemented; any other keyword
 // throws when the schema is compiled, so the two cannot drift apart silently. Two extensions:
 // `format` names a checker the caller supplies, and `errorMessage` replaces a failing

@@ -245,7 +245,7 @@ functions:
 
 describe("the schema file", () => {
   const schema = JSON.parse(
-    readFileSync(join(__dirname, "../../../../docs/function-catalog.schema.json"), "utf8"),
+    readFileSync(join(__dirname, "../../../../lib/fn/catalog/catalog.schema.json"), "utf8"),
   ) as Schema;
 
   it("uses only what the interpreter implements (the loader compiles this very file)", () => {
