@@ -25,5 +25,5 @@ export const operator: OperatorContext = createContext({
   log: peprLogger,
   revisions: new RevisionCache(cluster),
   variants: new WatchCache(variantIndexers),
-  render: renderSettings(),
+  render: renderSettings(cluster, peprLogger),
 });

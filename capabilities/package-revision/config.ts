@@ -1,23 +1,32 @@
 import { Log } from "pepr";
 import { Slots } from "../../lib/controller/concurrency";
 import { packageRevisionConcurrency } from "../../lib/controller/render-concurrency";
-import type { RenderSettings } from "../context";
+import type { Cluster } from "../../lib/cluster/port";
+import type { Logger, RenderSettings } from "../context";
 import { createFunctionRuntime } from "../../lib/fn";
 import { functionCatalog } from "../shared/function-catalog";
+import { createPodRuntime } from "../shared/function-pods/runtime";
 
 /** Reconcile workers and the renders among them (lib/controller/render-concurrency.ts). */
 export const concurrency = packageRevisionConcurrency(process.env);
 for (const warning of concurrency.warnings) Log.warn(warning);
 
-/** Operator settings for rendering, from the environment of the controller process. */
-export function renderSettings(): RenderSettings {
+/**
+ * Operator settings for rendering, from the environment of the controller process. Functions
+ * the catalog runs as Pods are created through `cluster` (the pools start on first use, so the
+ * admission process, which never renders, makes none).
+ */
+export function renderSettings(cluster: Cluster, log: Logger): RenderSettings {
   return {
     // Renders running at once, at most the reconcile workers (a higher limit is never reached).
     slots: new Slots(concurrency.renders),
     // When every render slot is taken, try again after this long instead of blocking.
     requeueDelayMs: Number(process.env.PORCH_PEPR_RENDER_REQUEUE_MS ?? 2000),
     // The administrator's function catalog decides how each function runs (exec included).
-    runtime: createFunctionRuntime({ catalog: functionCatalog }),
+    runtime: createFunctionRuntime({
+      catalog: functionCatalog,
+      podRunner: createPodRuntime(cluster, log).runner,
+    }),
     catalog: functionCatalog,
     catalogFailures: new Map(),
   };

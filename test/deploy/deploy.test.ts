@@ -1,12 +1,11 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEMO_BLUEPRINTS, DemoPackage } from "../../hack/demo/packages";
+import { DEMO_BLUEPRINTS } from "../../hack/demo/packages";
 import { UID } from "../../hack/deploy/controller-image";
-import { createBareRepo } from "../../hack/git-server";
 import { NODE_NETWORK } from "../../hack/node/config";
 import { loadExamples } from "../support/examples";
-import { publishTo, registerRepository } from "../support/git";
+import { registerRepository } from "../support/git";
 import {
   createNamespace,
   getJson,
@@ -25,7 +24,7 @@ import {
   yamlOf,
 } from "../support/package-revisions";
 import { eventually } from "../support/wait";
-import { deployEnvironment } from "./environment";
+import { deployEnvironment, gitRepository } from "./environment";
 
 // The module installed as a user installs it: `npx pepr build --custom-image`, the image in the
 // node's containerd, `npx pepr deploy`, then Pods on a real node (hack/node/): admission from the
@@ -45,22 +44,6 @@ const log = (what: string) => process.stderr.write(`[deploy] ${what}\n`);
 
 const env = deployEnvironment();
 let ns = "";
-
-/** A bare repository on the host's (open or basic-auth) git server with `packages` published; its URL. */
-async function gitRepository(
-  name: string,
-  packages: readonly DemoPackage[] = [],
-  server: "open" | "auth" = "open",
-) {
-  const git = server === "auth" ? env.authGit : env.git;
-  const { url } = await createBareRepo(git.root, git.url, name);
-  const credentials =
-    server === "auth"
-      ? { type: "basic" as const, username: env.authGit.user, password: env.authGit.password }
-      : undefined;
-  await publishTo(url, packages, { cacheParent: env.stateDir, credentials });
-  return url;
-}
 
 beforeAll(() => {
   ns = createNamespace("deploy");
@@ -156,7 +139,7 @@ function gitRefs(url: string, prefix: string): string[] {
 }
 
 it("syncs a Repository behind basic auth from the watcher Pod (isomorphic-git, a Secret)", async () => {
-  const url = await gitRepository("blueprints", DEMO_BLUEPRINTS, "auth");
+  const url = await gitRepository(env, "blueprints", DEMO_BLUEPRINTS, "auth");
   expect(url.startsWith(`http://${NODE_NETWORK.gateway}:`)).toBe(true);
   kubectlOk(
     ["apply", "-n", ns, "-f", "-"],
@@ -186,7 +169,7 @@ it("syncs a Repository behind basic auth from the watcher Pod (isomorphic-git, a
 
 it("fans a PackageVariantSet out to rendered drafts in git, the watcher Pod deleted midway", async () => {
   for (const name of clusters) {
-    urls.set(name, await gitRepository(name));
+    urls.set(name, await gitRepository(env, name));
     registerRepository(ns, name, urls.get(name)!, { deployment: true });
   }
   for (const name of clusters) {

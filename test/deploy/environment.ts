@@ -1,4 +1,7 @@
+import type { DemoPackage } from "../../hack/demo/packages";
 import type { PodsEnvironment } from "../../hack/deploy/environment";
+import { createBareRepo } from "../../hack/git-server";
+import { publishTo } from "../support/git";
 
 /** What global setup hands the deploy test files, by environment variable. */
 export const DEPLOY_ENV = {
@@ -46,4 +49,24 @@ export function deployEnvironment() {
     },
     functionImages: { wrapper: required(e.wrapperImage), labeller: required(e.labellerImage) },
   };
+}
+
+/**
+ * A bare repository on the host's open (or basic-auth) git server, which Pods reach at the
+ * bridge address, with `packages` published; its URL.
+ */
+export async function gitRepository(
+  env: ReturnType<typeof deployEnvironment>,
+  name: string,
+  packages: readonly DemoPackage[] = [],
+  server: "open" | "auth" = "open",
+): Promise<string> {
+  const git = server === "auth" ? env.authGit : env.git;
+  const { url } = await createBareRepo(git.root, git.url, name);
+  const credentials =
+    server === "auth"
+      ? { type: "basic" as const, username: env.authGit.user, password: env.authGit.password }
+      : undefined;
+  await publishTo(url, packages, { cacheParent: env.stateDir, credentials });
+  return url;
 }

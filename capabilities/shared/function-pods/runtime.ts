@@ -8,14 +8,10 @@ import {
   podTemplate,
   type PodRuntimeLimits,
 } from "../../../lib/fn/pod";
-import type { PodFunction, PodRuntimeSettings } from "../../../lib/fn/pod-function";
-import { FunctionRuntimeError, type FunctionRunner } from "../../../lib/fn/runtime";
+import { FunctionRuntimeError, type PodRunnerFactory } from "../../../lib/fn/runtime";
 import type { Logger } from "../../context";
 import { FunctionPodPool } from "./pool";
 import { postRun, type WrapperTransport } from "./wrapper-client";
-
-/** What createFunctionRuntime's `podRunner` option takes: a runner for one catalog entry. */
-export type PodRunnerFactory = (fn: PodFunction, settings: PodRuntimeSettings) => FunctionRunner;
 
 export interface PodRuntime {
   runner: PodRunnerFactory;
