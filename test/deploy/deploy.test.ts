@@ -5,7 +5,7 @@ import { DEMO_BLUEPRINTS } from "../../hack/demo/packages";
 import { UID } from "../../hack/deploy/controller-image";
 import { NODE_NETWORK } from "../../hack/node/config";
 import { loadExamples } from "../support/examples";
-import { registerRepository } from "../support/git";
+import { applyBasicAuthSecret, registerRepository } from "../support/git";
 import {
   createNamespace,
   getJson,
@@ -141,16 +141,10 @@ function gitRefs(url: string, prefix: string): string[] {
 it("syncs a Repository behind basic auth from the watcher Pod (isomorphic-git, a Secret)", async () => {
   const url = await gitRepository(env, "blueprints", DEMO_BLUEPRINTS, "auth");
   expect(url.startsWith(`http://${NODE_NETWORK.gateway}:`)).toBe(true);
-  kubectlOk(
-    ["apply", "-n", ns, "-f", "-"],
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name: "blueprints-auth" },
-      type: "kubernetes.io/basic-auth",
-      stringData: { username: env.authGit.user, password: env.authGit.password },
-    }),
-  );
+  applyBasicAuthSecret(ns, "blueprints-auth", {
+    username: env.authGit.user,
+    password: env.authGit.password,
+  });
   registerRepository(ns, "blueprints", url, { secretRef: "blueprints-auth" });
   const ready = await eventually(
     "Repository blueprints Ready",

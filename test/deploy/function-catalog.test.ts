@@ -1,11 +1,12 @@
 import { join } from "node:path";
-import { parse, stringify } from "yaml";
+import { parse } from "yaml";
 import { repoRoot } from "../../hack/cluster/paths";
 import { DEMO_BLUEPRINTS } from "../../hack/demo/packages";
 import { functionsDir } from "../../hack/deploy/function-images";
 import { createFunctionRuntime, renderPackage } from "../../lib/fn";
 import { TEMPLATE_HASH_LABEL } from "../../lib/fn/pod";
-import { catalogHolder } from "../support/function-catalog";
+import { FUNCTION_CATALOG } from "../support/e2e-catalog";
+import { applyFunctionCatalog, catalogHolder } from "../support/function-catalog";
 import { kptfile, registerRepository } from "../support/git";
 import { createNamespace, getJson, kubectlOk, listJson } from "../support/kubectl";
 import { condition, PR, rendered, yamlOf } from "../support/package-revisions";
@@ -48,18 +49,6 @@ const podCatalog = {
     wrapperImage: env.functionImages.wrapper,
   },
 };
-
-function applyCatalog(catalog: object): void {
-  kubectlOk(
-    ["apply", "-f", "-"],
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "porch-pepr-functions", namespace: "pepr-system" },
-      data: { "catalog.yaml": stringify(catalog) },
-    }),
-  );
-}
 
 /** A PackageVariant of base-ns whose pipeline runs the labeller with `config` first. */
 function applyVariant(name: string, config: Record<string, string>): string {
@@ -118,9 +107,9 @@ afterAll(() => {
   kubectlOk([
     "delete",
     "configmap",
-    "porch-pepr-functions",
+    FUNCTION_CATALOG.name,
     "-n",
-    "pepr-system",
+    FUNCTION_CATALOG.namespace,
     "--ignore-not-found",
   ]);
 });
@@ -131,7 +120,7 @@ it("renders a PackageVariant's pipeline through a function Pod once the catalog 
   const before = await renderFailed(draft, "FunctionUnavailable");
   expect(before).toContain(labeller);
 
-  applyCatalog(podCatalog);
+  applyFunctionCatalog(podCatalog);
   // No restart, no edit: the catalog's change renders the draft again, now through a Pod.
   await rendered(ns, draft);
   const quota = yamlOf(ns, draft, "resourcequota.yaml");

@@ -1,5 +1,6 @@
 import { createGitRepository, kptfile, registerRepository } from "../support/git";
 import { e2eCatalog, FUNCTION_CATALOG } from "../support/e2e-catalog";
+import { applyFunctionCatalog } from "../support/function-catalog";
 import {
   createNamespace,
   deleteNamespace,
@@ -33,18 +34,6 @@ const settings = (value: string) =>
   `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  k: ${value}\n`;
 const labelling = (image: string) =>
   `pipeline:\n  mutators:\n    - image: ${image}\n      configMap:\n        team: a\n`;
-
-function applyCatalog(text: string): void {
-  kubectlOk(
-    ["apply", "-f", "-"],
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: FUNCTION_CATALOG,
-      data: { "catalog.yaml": text },
-    }),
-  );
-}
 
 /** The revision's Rendered condition once it says `status` for its current files. */
 function renderedAs(name: string, status: "True" | "False") {
@@ -98,13 +87,13 @@ beforeAll(async () => {
   registerRepository(ns, "fns", await createGitRepository("function-catalog"));
 });
 afterAll(() => {
-  applyCatalog(e2eCatalog());
+  applyFunctionCatalog(e2eCatalog());
   deleteNamespace(ns, ["packagerevisions", "repositories"]);
 });
 
 describe("the function catalog", () => {
   it("runs an image no runtime could run once the administrator maps it: no restart, no edit", async () => {
-    applyCatalog(e2eCatalog());
+    applyFunctionCatalog(e2eCatalog());
     createRevision(ns, "fns", "labelled", "v1", { init: { description: "catalog" } });
     await rendered(ns, "fns.labelled.v1");
     setFiles(ns, "fns.labelled.v1", {
@@ -115,7 +104,7 @@ describe("the function catalog", () => {
     expect(failed.reason).toBe("FunctionUnavailable");
     expect(failed.message).toContain(`no runtime can run function image "${IMAGE}"`);
 
-    applyCatalog(e2eCatalog([MAPPING]));
+    applyFunctionCatalog(e2eCatalog([MAPPING]));
     await renderedAs("fns.labelled.v1", "True");
     expect(yamlOf(ns, "fns.labelled.v1", "settings.yaml").metadata.labels).toEqual({ team: "a" });
     const [result] = resultItems("fns.labelled.v1");
@@ -124,13 +113,13 @@ describe("the function catalog", () => {
   });
 
   it("keeps the last valid catalog when a new one is invalid, and says why where it matters", async () => {
-    applyCatalog(e2eCatalog([MAPPING]));
+    applyFunctionCatalog(e2eCatalog([MAPPING]));
     const broken = {
       image: "example.com/fns/e2e-other:*",
       runtime: "exec",
       executable: { path: "/usr/bin/cat", timeout: "soon" },
     };
-    applyCatalog(e2eCatalog([MAPPING, broken]));
+    applyFunctionCatalog(e2eCatalog([MAPPING, broken]));
     const event = await eventually("a FunctionCatalogInvalid event on the ConfigMap", () =>
       listJson<{
         type: string;
@@ -173,12 +162,12 @@ describe("the function catalog", () => {
   });
 
   it("governs admission's exec checks too, and only the module's own ConfigMap counts", async () => {
-    applyCatalog(e2eCatalog());
+    applyFunctionCatalog(e2eCatalog());
     const denial =
       'exec function "e2e-stamper" is not allowed: the function catalog has no entry for it';
     expect(variantRunning("e2e-stamper").stderr).toContain(denial);
 
-    applyCatalog(
+    applyFunctionCatalog(
       e2eCatalog([{ exec: "e2e-stamper", runtime: "exec", executable: { path: "/usr/bin/cat" } }]),
     );
     await eventually("the webhook admits the cataloged exec function", () =>
@@ -200,7 +189,7 @@ describe("the function catalog", () => {
         },
       }),
     );
-    applyCatalog(
+    applyFunctionCatalog(
       e2eCatalog([{ exec: "e2e-marker", runtime: "exec", executable: { path: "/usr/bin/cat" } }]),
     );
     await eventually("the webhook admits the marker", () =>

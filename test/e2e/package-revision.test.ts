@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
+  applyBasicAuthSecret,
   createGitRepository,
   gitServer,
   kptfile,
@@ -284,19 +285,7 @@ describe("a clone from a git URL", () => {
       ],
       true,
     );
-    kubectl(
-      ["apply", "-n", ns, "-f", "-"],
-      JSON.stringify({
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "raw-creds" },
-        type: "kubernetes.io/basic-auth",
-        stringData: {
-          username: server.credentials?.username,
-          password: server.credentials?.password,
-        },
-      }),
-    );
+    applyBasicAuthSecret(ns, "raw-creds", server.credentials ?? {});
     createRevision(ns, "deployments", "web-raw", "v1", {
       cloneFrom: {
         type: "git",

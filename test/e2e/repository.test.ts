@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { publishPackages } from "../../hack/demo/repositories";
 import { openContentStore } from "../../lib/git";
 import {
+  applyBasicAuthSecret,
   createGitRepository,
   gitServer,
   kptfile,
@@ -160,16 +161,7 @@ it("uses basic-auth credentials, and with wrong ones reports Ready=False and del
     true,
   );
   const secret = (password: string) =>
-    kubectlOk(
-      ["apply", "-n", ns, "-f", "-"],
-      JSON.stringify({
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "git-creds" },
-        type: "kubernetes.io/basic-auth",
-        stringData: { username: server.credentials?.username, password },
-      }),
-    );
+    applyBasicAuthSecret(ns, "git-creds", { username: server.credentials?.username, password });
   secret(server.credentials?.password ?? "");
   registerRepository(ns, "private", url, { secretRef: "git-creds" });
   await eventually("private revisions", () =>

@@ -2,6 +2,8 @@
 import { stringify } from "yaml";
 import { BUILTIN_FUNCTIONS } from "../../lib/fn/builtins";
 import { CatalogHolder, type CatalogView } from "../../lib/fn/catalog";
+import { FUNCTION_CATALOG } from "./e2e-catalog";
+import { kubectlOk } from "./kubectl";
 
 export const TEST_ORIGIN = "ConfigMap pepr-system/porch-pepr-functions";
 
@@ -33,3 +35,16 @@ export function execCatalog(
 
 export const execView = (executables: Record<string, string>): CatalogView =>
   execCatalog(executables).current();
+
+/** Applies the administrator's catalog ConfigMap, catalog.yaml being `catalog` (text or fields). */
+export function applyFunctionCatalog(catalog: string | object): void {
+  kubectlOk(
+    ["apply", "-f", "-"],
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: FUNCTION_CATALOG,
+      data: { "catalog.yaml": typeof catalog === "string" ? catalog : stringify(catalog) },
+    }),
+  );
+}

@@ -120,3 +120,21 @@ export function registerRepository(
     }),
   );
 }
+
+/** Applies a `kubernetes.io/basic-auth` Secret, as a Repository's secretRef names it. */
+export function applyBasicAuthSecret(
+  namespace: string,
+  name: string,
+  credentials: { username?: string; password?: string },
+): void {
+  kubectlOk(
+    ["apply", "-n", namespace, "-f", "-"],
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name },
+      type: "kubernetes.io/basic-auth",
+      stringData: { username: credentials.username, password: credentials.password },
+    }),
+  );
+}
