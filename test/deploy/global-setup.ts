@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { binDir } from "../../hack/cluster/paths";
@@ -33,9 +33,14 @@ export default async function globalSetup(): Promise<void> {
     mark = now;
     phase = what;
   };
+  // A failed start stops what it started (startPodsEnvironment); its state goes with it, as
+  // global teardown does not run after a failed global setup.
   const env = await startPodsEnvironment(stateDir, what => {
     step(what);
     log(what);
+  }).catch(error => {
+    rmSync(stateDir, { recursive: true, force: true });
+    throw error;
   });
   step("");
   const e = process.env;
