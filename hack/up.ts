@@ -15,6 +15,8 @@ interface Session {
   gitUrl: string;
   /** Where to read the module's logs. */
   logs: string;
+  /** More to try in this mode, one line each. */
+  more: string[];
   stop(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ async function startProcesses(): Promise<Session> {
     stateDir: env.stateDir,
     gitUrl: env.git.url,
     logs: `${env.stateDir}/logs`,
+    more: [],
     stop: () => env.stop(),
   };
 }
@@ -60,6 +63,11 @@ async function startPods(): Promise<Session> {
     stateDir,
     gitUrl: env.git.url,
     logs: "kubectl logs -n pepr-system deploy/pepr-porch-pepr-watcher (and deploy/pepr-porch-pepr)",
+    more: [
+      "function images as Pods (README, Functions as Pods): kubectl apply -f manifests/function-pods.yaml,",
+      `then a catalog entry for ${env.functionImages.labeller.ref}`,
+      `with pod.wrapperImage ${env.functionImages.wrapper.ref} (both are in the node's containerd)`,
+    ],
     stop: () => env.stop(),
   };
 }
@@ -91,6 +99,7 @@ async function main(): Promise<void> {
       "",
       `git server with the demo repositories: ${session.gitUrl} (blueprints.git, deployments.git)`,
       "try: kubectl get repositories,packagerevisions",
+      ...session.more,
       "",
       `porch-pepr is ready: state in ${session.stateDir}; logs: ${session.logs}.`,
       "Press Ctrl-C to stop.",
