@@ -17,6 +17,7 @@ export interface KubeObject {
     labels?: Record<string, string>;
     annotations?: Record<string, string>;
     finalizers?: string[];
+    deletionTimestamp?: string;
     ownerReferences?: { kind: string; name: string; uid: string }[];
     managedFields?: { manager?: string }[];
   };

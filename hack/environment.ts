@@ -9,8 +9,7 @@ import { ensureModuleBuilt } from "./module/build";
 import { RunningModule, startModule } from "./module/runner";
 import { createDemoRepositories, manifestsYaml } from "./demo/repositories";
 import { createSeedRepositories } from "./demo/seed";
-import type { GitServer } from "./git-server";
-import { startGitServerProcess } from "./git-server-process";
+import { startGitServerProcess, type GitServerProcess } from "./git-server-process";
 import { Steps } from "./progress";
 
 /** The embedded default: a real control plane with the module running against it. */
@@ -20,15 +19,15 @@ export interface Environment {
   controlPlane: ControlPlane;
   module: RunningModule;
   /** Open git server (the demo repositories live here in dev). */
-  git: GitServer;
+  git: GitServerProcess;
   /** The same kind of server behind basic auth, for credential tests. */
-  authGit: GitServer & { user: string; password: string };
+  authGit: GitServerProcess & { user: string; password: string };
   stop(): Promise<void>;
 }
 
 export interface EnvironmentOptions {
   /** dev keeps its state in .local/ for inspection; test and bench use a temp dir. */
-  purpose: "dev" | "test" | "bench";
+  purpose: "dev" | "test" | "bench" | "faults";
   /** catalog.yaml of the function catalog ConfigMap, in place before the module starts. */
   functionCatalog?: string;
 }

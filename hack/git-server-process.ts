@@ -13,6 +13,14 @@ function listening(port: number, host: string): Promise<boolean> {
   });
 }
 
+/** A git server process that can be killed and started again (the fault campaign). */
+export interface GitServerProcess extends GitServer {
+  /** SIGKILL: the server dies mid-request, as a crashed one; resolves once it has exited. */
+  kill(): Promise<void>;
+  /** Starts it again on the same address and root; resolves once it listens. */
+  restart(): Promise<void>;
+}
+
 /**
  * The git server as a process of its own, like a real one: nothing a test does in its own
  * process (a synchronous `git ls-remote`, say) can stall the server it talks to.
@@ -24,7 +32,7 @@ export async function startGitServerProcess(
   auth?: { user: string; password: string },
   /** The address to listen on: loopback unless Pods must reach it (a node's bridge address). */
   host = "127.0.0.1",
-): Promise<GitServer> {
+): Promise<GitServerProcess> {
   const port = await freePort();
   const args = [
     join(repoRoot, "hack", "run-ts.mjs"),
@@ -37,14 +45,25 @@ export async function startGitServerProcess(
     host,
   ];
   if (auth) args.push("--user", auth.user, "--password", auth.password);
-  const proc = startProcess(name, process.execPath, args, logDir);
-  await waitFor(`${name} listening`, () => listening(port, host), 30_000, proc);
+  const start = async () => {
+    const started = startProcess(name, process.execPath, args, logDir);
+    await waitFor(`${name} listening`, () => listening(port, host), 30_000, started);
+    return started;
+  };
+  let proc = await start();
   const url = `http://${host}:${port}`;
   return {
     url,
     port,
     root,
     close: () => proc.stop(),
+    kill: async () => {
+      proc.child.kill("SIGKILL");
+      await proc.stop();
+    },
+    restart: async () => {
+      proc = await start();
+    },
     createBareRepo: (repo, opts) => createBareRepo(root, url, repo, opts),
   };
 }

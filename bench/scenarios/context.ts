@@ -84,16 +84,18 @@ export async function settled(
 ): Promise<number> {
   const started = performance.now();
   const deadline = started + timeoutMs;
-  let last = JSON.stringify(await reconciles(ctx));
+  // A controller process that is down (killed by the fault campaign) is not settled.
+  const counts = async () => JSON.stringify(await reconciles(ctx).catch(() => null));
+  let last = await counts();
   let lastChange = performance.now();
   let cpu = watcherCpu(ctx);
   let nextReport = started + 15_000;
   while (performance.now() < deadline) {
     await new Promise(r => setTimeout(r, 500));
-    const now = JSON.stringify(await reconciles(ctx));
+    const now = await counts();
     const cpuNow = watcherCpu(ctx);
     // A reconcile in progress keeps a CPU busy; idle bookkeeping (timers, GC) stays well under 25%.
-    if (now !== last || cpuNow - cpu > 0.125) lastChange = performance.now();
+    if (now !== last || now === "null" || cpuNow - cpu > 0.125) lastChange = performance.now();
     if (performance.now() > nextReport) {
       nextReport += 15_000;
       const busy = Math.round(((cpuNow - cpu) / 0.5) * 100);

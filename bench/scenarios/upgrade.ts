@@ -38,7 +38,8 @@ const inGit = (lifecycle: string) => (pr: KubeObject | undefined) => {
   );
 };
 
-async function moveAll(
+/** Moves every named revision to `lifecycle` and waits until git has it; returns the seconds. */
+export async function moveAll(
   ctx: BenchContext,
   fleet: Fleet,
   names: string[],

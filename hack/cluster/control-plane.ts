@@ -28,6 +28,11 @@ export interface ControlPlane {
   certs: CertFiles;
   stateDir: string;
   processes: Managed[];
+  /**
+   * Stops kube-apiserver (SIGKILL: no graceful shutdown, as a crashed or evicted server) and
+   * starts it again on the same address; resolves once it is ready (the fault campaign).
+   */
+  restartApiserver(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -151,8 +156,10 @@ async function startApiserver(
   certs: CertFiles,
   logDir: string,
   node?: NodeSupport,
-): Promise<{ proc: Managed; server: string }> {
-  const port = await freePort();
+  /** The port of the server being restarted; a free one otherwise. */
+  samePort?: number,
+): Promise<{ proc: Managed; server: string; port: number }> {
+  const port = samePort ?? (await freePort());
   const server = `https://${node?.address ?? "127.0.0.1"}:${port}`;
   const proc = startProcess(
     "kube-apiserver",
@@ -178,7 +185,7 @@ async function startApiserver(
   );
   const ca = readFileSync(certs.caCert);
   await waitFor("kube-apiserver /readyz", () => httpsOk(`${server}/readyz`, ca), 90_000, proc);
-  return { proc, server };
+  return { proc, server, port };
 }
 
 /**
@@ -266,7 +273,13 @@ export async function startControlPlane(
     await beforeControllers(kubeconfig);
     onStep("starting kube-controller-manager");
     processes.push(startControllerManager(kubeconfig, certs, logDir, node));
-    return { kubeconfig, server: api.server, certs, stateDir, processes, stop };
+    const restartApiserver = async () => {
+      const i = processes.findIndex(p => p.name === "kube-apiserver");
+      processes[i].child.kill("SIGKILL");
+      await processes[i].stop();
+      processes[i] = (await startApiserver(etcd.url, certs, logDir, node, api.port)).proc;
+    };
+    return { kubeconfig, server: api.server, certs, stateDir, processes, restartApiserver, stop };
   } catch (e) {
     await stop();
     throw e;

@@ -1,0 +1,74 @@
+// The campaign's results: the keys the README and issue name exactly, plus what a reader needs
+// to judge them (the machine, the time each scenario took, what was violated).
+import type { Machine } from "../bench/metrics";
+
+export interface WatcherKillsResult {
+  cycles: number;
+  variants: number;
+  duplicates: number;
+  orphanBranches: number;
+  lost: number;
+  unrendered: number;
+  missingTags: number;
+  stuckFinalizers: number;
+  seconds: number;
+}
+
+export interface GitServerKillsResult {
+  cycles: number;
+  lostCommits: number;
+  halfWritten: number;
+  /** Seconds the server stayed down once, and whether every condition then said Unavailable. */
+  downSeconds: number;
+  unavailableReported: boolean;
+  seconds: number;
+}
+
+export interface ApiServerRestartsResult {
+  cycles: number;
+  unreconciled: number;
+  /** From the last restart until every object reached its expected state. */
+  recoverySeconds: number;
+  /** The bound it was given. */
+  boundSeconds: number;
+  seconds: number;
+}
+
+export interface FuzzResult {
+  cases: number;
+  serverErrors: number;
+  unnamedDenials: number;
+  webhookRestarts: number;
+  p99Ms: number;
+  seconds: number;
+}
+
+export interface SoakResult {
+  minutes: number;
+  rssSlopeMbPerHour: number;
+  fdSlopePerHour: number;
+  leftoverErrors: number;
+  seconds: number;
+}
+
+export interface ScenarioResults {
+  watcherKills: WatcherKillsResult;
+  gitServerKills: GitServerKillsResult;
+  apiServerRestarts: ApiServerRestartsResult;
+  fuzz: FuzzResult;
+  soak: SoakResult;
+}
+
+export type ScenarioName = keyof ScenarioResults;
+
+export interface CampaignResults extends Partial<ScenarioResults> {
+  commit: string;
+  date: string;
+  machine: Machine;
+  /** The short run of `npm test`, or the full campaign. */
+  short: boolean;
+  /** Per scenario, each invariant that did not hold (empty when all held). */
+  violations: Partial<Record<ScenarioName, string[]>>;
+  /** Bugs the campaign found, each fixed with a regression test in `npm test`. */
+  foundAndFixed: string[];
+}
