@@ -41,5 +41,12 @@ module.exports = {
       globalTeardown: "<rootDir>/test/e2e/global-teardown.ts",
       setupFilesAfterEnv: ["<rootDir>/test/e2e/setup-timeout.ts"],
     },
+    {
+      // The short fault campaign: each scenario starts an embedded default of its own.
+      ...shared,
+      displayName: "faults",
+      testMatch: ["<rootDir>/test/faults/**/*.test.ts"],
+      setupFilesAfterEnv: ["<rootDir>/test/faults/setup-timeout.ts"],
+    },
   ],
 };

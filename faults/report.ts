@@ -23,7 +23,8 @@ function section(results: CampaignResults, name: ScenarioName): string[] {
       violations?.length ? `Not finished: ${violations.join("; ")}` : "Not run.",
       "",
     ];
-  const rows = Object.entries(result).map(([k, v]) => `| ${k} | ${String(v)} |`);
+  const show = (v: unknown) => (typeof v === "object" ? JSON.stringify(v) : String(v));
+  const rows = Object.entries(result).map(([k, v]) => `| ${k} | ${show(v)} |`);
   const verdict =
     violations && violations.length > 0
       ? `**Invariants broken:** ${violations.join("; ")}`

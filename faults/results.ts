@@ -4,6 +4,8 @@ import type { Machine } from "../bench/metrics";
 
 export interface WatcherKillsResult {
   cycles: number;
+  /** Kills during each phase (a phase done before its share carries the rest over). */
+  killsByPhase: Record<string, number>;
   variants: number;
   duplicates: number;
   orphanBranches: number;

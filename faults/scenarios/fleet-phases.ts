@@ -48,8 +48,11 @@ export async function publishAll(ctx: FaultContext, fleet: Fleet): Promise<void>
   await moveAll(ctx, fleet, names, "Published");
 }
 
+/** Publishes upstream v2 in git and has the blueprint repository mirror it. */
+export const publishUpstream = (ctx: FaultContext, fleet: Fleet) => publishUpstreamV2(ctx, fleet);
+
+/** Moves the set to upstream v2: every variant makes an upgrade draft (a three-way merge). */
 export async function upgradeAll(ctx: FaultContext, fleet: Fleet): Promise<void> {
-  await publishUpstreamV2(ctx, fleet);
   await ctx.api.mergePatch(paths.pvs(fleet.ns), SET_NAME, { spec: { upstream: { revision: 2 } } });
   await draftsRendered(fleet, "upgrade");
 }

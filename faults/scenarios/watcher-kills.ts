@@ -8,12 +8,16 @@ import type { FaultContext } from "../context";
 import { startKiller } from "../killer";
 import type { WatcherKillsResult } from "../results";
 import type { Scenario } from "../scenario";
-import { deleteSet, fanOut, publishAll, upgradeAll } from "./fleet-phases";
+import { deleteSet, fanOut, publishAll, publishUpstream, upgradeAll } from "./fleet-phases";
 
-/** Share of the kills each phase gets; kills a phase did not use carry over to the next. */
+/**
+ * Share of the kills each phase gets; kills a phase did not use carry over to the next. The
+ * upstream's new revision is written from outside the operator, so nothing is killed then.
+ */
 const PHASES: [string, number, (ctx: FaultContext, fleet: Fleet) => Promise<void>][] = [
   ["fan-out", 0.5, fanOut],
   ["publish", 0.2, publishAll],
+  ["upstream v2", 0, publishUpstream],
   ["upgrade", 0.3, upgradeAll],
 ];
 
@@ -26,6 +30,7 @@ async function run(ctx: FaultContext, sizes: { cycles: number; variants: number 
   const started = performance.now();
   const fleet = await createFleet(ctx, sizes.variants, "faults");
   let kills = 0;
+  const killsByPhase: Record<string, number> = {};
   try {
     for (const [i, [name, share, phase]] of PHASES.entries()) {
       const last = i === PHASES.length - 1;
@@ -37,7 +42,9 @@ async function run(ctx: FaultContext, sizes: { cycles: number; variants: number 
       if (last) await killer.done;
       await killer.stop();
       kills += killer.kills;
+      killsByPhase[name] = killer.kills;
     }
+    ctx.log(`kills by phase: ${JSON.stringify(killsByPhase)}`);
     await settled(ctx);
     const audit = await auditFleet(ctx, fleet, { openDrafts: true });
     for (const line of audit.details) ctx.log(line);
@@ -45,6 +52,7 @@ async function run(ctx: FaultContext, sizes: { cycles: number; variants: number 
     const left = await deleteSet(ctx, fleet, DELETE_BOUND_MS);
     return {
       cycles: kills,
+      killsByPhase,
       variants: audit.variants,
       duplicates: audit.duplicates,
       orphanBranches: audit.orphanBranches,
