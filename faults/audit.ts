@@ -19,7 +19,7 @@ export interface FleetAudit {
   lost: number;
   /** Open drafts not rendered at their current resources. */
   unrendered: number;
-  /** Published revisions whose <package>/v<N> tag is missing in git. */
+  /** Published revisions whose <package>/v<N> tag is missing in git, or tags moved since `tagsBefore`. */
   missingTags: number;
   /** Objects still deleting (a finalizer that was never removed). */
   stuckFinalizers: number;
@@ -60,21 +60,29 @@ const rendered = (pr: KubeObject, prr: KubeObject | undefined) =>
   prr !== undefined &&
   pr.status?.observedPrrResourceVersion === prr.metadata.resourceVersion;
 
+/** What the audit reads: the namespace's objects and every deployment repository's refs. */
+export interface FleetSnapshot {
+  /** Deployment repository names and the package names each should hold (the set's targets). */
+  targets: { repos: string[]; packageNames: string[] };
+  variants: KubeObject[];
+  revisions: KubeObject[];
+  resources: KubeObject[];
+  /** Repository name → ref → commit. */
+  refs: Map<string, Map<string, string>>;
+  /** Tags seen earlier (after a publish): each must still point where it did. */
+  tagsBefore?: Map<string, Map<string, string>>;
+}
+
 /**
- * Audits the fleet: every target has one PackageVariant with exactly one open draft (when
- * `openDrafts`), each rendered and on its branch; git holds no branch without a revision and
- * every published revision's tag.
+ * The fleet's invariants: every target has one PackageVariant with exactly one open draft (when
+ * `openDrafts`), each rendered and on its branch; git holds no open branch without a revision and
+ * every published revision's tag; nothing is stuck deleting.
  */
-export async function auditFleet(
-  ctx: FaultContext,
-  fleet: Fleet,
+export function auditSnapshot(
+  snapshot: FleetSnapshot,
   options: { openDrafts: boolean },
-): Promise<FleetAudit> {
-  const [variants, revisions, resources] = await Promise.all([
-    list(ctx, paths.pv(fleet.ns)),
-    list(ctx, paths.pr(fleet.ns)),
-    list(ctx, paths.prr(fleet.ns)),
-  ]);
+): FleetAudit {
+  const { variants, revisions, resources } = snapshot;
   const prrs = new Map(resources.map(r => [r.metadata.name, r]));
   const audit: FleetAudit = {
     variants: variants.length,
@@ -98,8 +106,8 @@ export async function auditFleet(
     const key = `${d.repo}/${d.package}`;
     byTarget.set(key, [...(byTarget.get(key) ?? []), pv]);
   }
-  for (const repo of fleet.repos)
-    for (const pkg of fleet.packageNames) {
+  for (const repo of snapshot.targets.repos)
+    for (const pkg of snapshot.targets.packageNames) {
       const found = byTarget.get(`${repo}/${pkg}`) ?? [];
       if (found.length === 0) problem("lost", `no PackageVariant for ${repo}/${pkg}`);
       for (const extra of found.slice(1))
@@ -124,10 +132,8 @@ export async function auditFleet(
       problem("stuckFinalizers", `${obj.kind ?? ""} ${obj.metadata.name} is still deleting`);
 
   // Git: branches and tags of every deployment repository against the revisions.
-  for (const repo of fleet.repos) {
-    const url = fleet.repositories.items.get(repo)?.spec?.git as { repo?: string } | undefined;
-    if (!url?.repo) throw new Error(`Repository ${repo} has no git URL`);
-    const refs = await gitRefs(url.repo);
+  for (const repo of snapshot.targets.repos) {
+    const refs = snapshot.refs.get(repo) ?? new Map<string, string>();
     const inRepo = revisions.filter(pr => pr.spec?.repository === repo);
     const branches = new Set(inRepo.filter(isOpen).map(branchOf));
     for (const pr of inRepo.filter(isOpen))
@@ -148,6 +154,44 @@ export async function auditFleet(
       const tag = `refs/tags/${str(pr.spec?.packageName)}/v${revision}`;
       if (!refs.has(tag)) problem("missingTags", `${repo}: ${tag} is missing`);
     }
+    for (const [ref, sha] of snapshot.tagsBefore?.get(repo) ?? [])
+      if (ref.startsWith("refs/tags/") && refs.has(ref) && refs.get(ref) !== sha)
+        problem("missingTags", `${repo}: ${ref} moved from ${sha} to ${refs.get(ref)}`);
   }
   return audit;
+}
+
+/** Reads the fleet's objects (fresh LISTs) and refs (ls-remote), then audits them. */
+export async function auditFleet(
+  ctx: FaultContext,
+  fleet: Fleet,
+  options: { openDrafts: boolean; tagsBefore?: Map<string, Map<string, string>> },
+): Promise<FleetAudit> {
+  const [variants, revisions, resources] = await Promise.all([
+    list(ctx, paths.pv(fleet.ns)),
+    list(ctx, paths.pr(fleet.ns)),
+    list(ctx, paths.prr(fleet.ns)),
+  ]);
+  return auditSnapshot(
+    {
+      targets: { repos: fleet.repos, packageNames: fleet.packageNames },
+      variants,
+      revisions,
+      resources,
+      refs: await fleetRefs(fleet),
+      tagsBefore: options.tagsBefore,
+    },
+    options,
+  );
+}
+
+/** Every deployment repository's refs, by Repository name. */
+export async function fleetRefs(fleet: Fleet): Promise<Map<string, Map<string, string>>> {
+  const refs = new Map<string, Map<string, string>>();
+  for (const repo of fleet.repos) {
+    const git = fleet.repositories.items.get(repo)?.spec?.git as { repo?: string } | undefined;
+    if (!git?.repo) throw new Error(`Repository ${repo} has no git URL`);
+    refs.set(repo, await gitRefs(git.repo));
+  }
+  return refs;
 }

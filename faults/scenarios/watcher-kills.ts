@@ -3,7 +3,7 @@
 // may be lost, doubled, left unrendered, orphaned in git or left with a finalizer.
 import { settled } from "../../bench/scenarios/context";
 import { createFleet, type Fleet } from "../../bench/scenarios/fleet";
-import { auditFleet } from "../audit";
+import { auditFleet, fleetRefs } from "../audit";
 import type { FaultContext } from "../context";
 import { startKiller } from "../killer";
 import type { WatcherKillsResult } from "../results";
@@ -31,6 +31,7 @@ async function run(ctx: FaultContext, sizes: { cycles: number; variants: number 
   const fleet = await createFleet(ctx, sizes.variants, "faults");
   let kills = 0;
   const killsByPhase: Record<string, number> = {};
+  let tagsBefore: Map<string, Map<string, string>> | undefined;
   try {
     for (const [i, [name, share, phase]] of PHASES.entries()) {
       const last = i === PHASES.length - 1;
@@ -43,10 +44,12 @@ async function run(ctx: FaultContext, sizes: { cycles: number; variants: number 
       await killer.stop();
       kills += killer.kills;
       killsByPhase[name] = killer.kills;
+      // The tags the publish made must survive every later kill where they are.
+      if (phase === publishAll) tagsBefore = await fleetRefs(fleet);
     }
     ctx.log(`kills by phase: ${JSON.stringify(killsByPhase)}`);
     await settled(ctx);
-    const audit = await auditFleet(ctx, fleet, { openDrafts: true });
+    const audit = await auditFleet(ctx, fleet, { openDrafts: true, tagsBefore });
     for (const line of audit.details) ctx.log(line);
     ctx.log("deleting the set");
     const left = await deleteSet(ctx, fleet, DELETE_BOUND_MS);
