@@ -1,5 +1,6 @@
 import { tuneFluentClient } from "./shared/cluster/kube-client-tuning";
-import { outlastClientKeepAlive } from "./shared/webhook-server-tuning";
+import { createRequire } from "node:module";
+import { outlastClientKeepAlive, readLargeAdmissionReviews } from "./shared/webhook-server-tuning";
 import { Capability, Log, PeprModule } from "pepr";
 import { installCustomResourceDefinitions } from "./install-crds";
 import { operator, peprLogger } from "./operator";
@@ -28,6 +29,8 @@ export function startModule(cfg: PackageJSON, capabilities: Capability[]): void 
   // The module object itself (an ES namespace import is a copy): Pepr calls createServer on it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   outlastClientKeepAlive(require("node:https") as typeof import("node:https"));
+  // The copy of express Pepr itself loads (the bundle may hold another), resolved from Pepr.
+  readLargeAdmissionReviews(createRequire(require.resolve("pepr"))("express"));
   const port = Number(process.env.PORCH_PEPR_PORT ?? 3000);
   const controllers = runsControllers();
   const ready = (

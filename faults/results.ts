@@ -43,6 +43,14 @@ export interface FuzzResult {
   webhookRestarts: number;
   p99Ms: number;
   seconds: number;
+  /** The PRNG seed: with a case's index it makes that case again (faults/fuzz/cases.ts). */
+  seed: number;
+  allowed: number;
+  denied: number;
+  maxMs: number;
+  /** The slowest cases and the first broken ones, each with its seed and index. */
+  slowest: string[];
+  failures: string[];
 }
 
 export interface SoakResult {

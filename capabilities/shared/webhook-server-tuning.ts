@@ -31,3 +31,28 @@ export function outlastClientKeepAlive(https: HttpsModule): void {
   };
   https.createServer = Object.assign(tuned, { [TUNED]: true as const });
 }
+
+/**
+ * The largest AdmissionReview Pepr's webhook server reads. Pepr parses at most 2 MB and answers
+ * 413 beyond, which the API server turns into a 500 (failure policy Fail). The API server takes
+ * requests up to 3 MiB and etcd stores objects up to 1.5 MiB; an edit's review carries both,
+ * and Go's JSON may write a character of them as a six-byte escape (`\u003c`).
+ */
+export const ADMISSION_REVIEW_LIMIT = "32mb";
+
+interface ExpressModule {
+  json: (options?: { limit?: string | number }) => unknown;
+}
+
+/**
+ * Makes the `express` module Pepr uses parse JSON bodies up to ADMISSION_REVIEW_LIMIT. Pepr
+ * builds its parser through the module object when the module starts, so this must be
+ * applied before; applying it twice changes nothing.
+ */
+export function readLargeAdmissionReviews(express: ExpressModule): void {
+  const json = express.json as ExpressModule["json"] & { [TUNED]?: true };
+  if (json[TUNED]) return;
+  const tuned = (options?: { limit?: string | number }) =>
+    json.call(express, { ...options, limit: ADMISSION_REVIEW_LIMIT });
+  express.json = Object.assign(tuned, { [TUNED]: true as const });
+}

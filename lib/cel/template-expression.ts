@@ -94,6 +94,19 @@ const REPOSITORY_HINT =
   "expression's result, so use repoDefault or target)";
 
 /**
+ * The longest expression parsed. Template expressions are a line or two; parsing is
+ * superlinear in places (a megabyte literal with an escape took a second of the webhook's
+ * event loop), and length is the one bound that holds before the parser runs.
+ */
+export const MAX_EXPRESSION_LENGTH = 5000;
+
+function lengthProblem(expression: string): string | undefined {
+  return expression.length > MAX_EXPRESSION_LENGTH
+    ? `CEL expression is ${expression.length} characters long; at most ${MAX_EXPRESSION_LENGTH} are allowed`
+    : undefined;
+}
+
+/**
  * Parses and type-checks an expression against the template variables. Returns the problem
  * as one line, or undefined when the expression is a well-typed string expression.
  */
@@ -101,6 +114,8 @@ export function checkTemplateExpression(
   expression: string,
   scope: ExpressionScope,
 ): string | undefined {
+  const tooLong = lengthProblem(expression);
+  if (tooLong) return tooLong;
   let program;
   let result;
   try {
@@ -133,6 +148,8 @@ function compile(expression: string, scope: ExpressionScope): ParseResult {
   if (!program) {
     // Sets share their templates across thousands of targets: compile each expression once.
     if (compiled.size >= MAX_COMPILED) compiled.clear();
+    const tooLong = lengthProblem(expression);
+    if (tooLong) throw new TemplateExpressionError(tooLong);
     program = parseProgram(environmentFor(scope), expression);
     // Checked once here, so evaluation runs the metered nodes and never re-checks them.
     const result = program.check();

@@ -152,3 +152,31 @@ spec:
     expect(pv).toContain("latest");
   });
 });
+
+describe("a package over 1 MiB", () => {
+  const files = (tag: string) =>
+    JSON.stringify({
+      apiVersion: "porch.kpt.dev/v1alpha2",
+      kind: "PackageRevisionResources",
+      metadata: { name: "blueprints.big.v1" },
+      spec: {
+        packageName: "big",
+        repository: "blueprints",
+        workspaceName: "v1",
+        resources: { "big.yaml": `# ${tag}\n${"x: y\n".repeat(230_000)}` },
+      },
+    });
+
+  // Found by the fault campaign's fuzzing: an edit's AdmissionReview carries the object twice,
+  // and Pepr's webhook server read at most 2 MB, answering 413, which the API server (failure
+  // policy Fail) turned into a 500 for any edit of a package over 1 MiB.
+  it("is edited through the webhook, not refused with a 500", () => {
+    kubectlOk(["create", "-n", ns, "-o", "name", "-f", "-"], files("first"));
+    const edit = kubectl(
+      ["replace", "--dry-run=server", "-n", ns, "-o", "name", "-f", "-"],
+      files("second"),
+    );
+    expect(edit.stderr).toBe("");
+    expect(edit.code).toBe(0);
+  });
+});

@@ -36,6 +36,16 @@ describe("checkTemplateExpression", () => {
     else expect(problem).toBe(expected);
   });
 
+  // Found by the fault campaign's fuzzing: a one-megabyte string literal with an escape in it
+  // took the webhook's event loop for a second to parse (cel-js unescapes it char by char).
+  it("refuses an expression over 5000 characters without parsing it", () => {
+    const literal = `'${"a".repeat(3000)}\\u0000${"a".repeat(3000)}'`;
+    expect(checkTemplateExpression(literal, selector)).toBe(
+      "CEL expression is 6008 characters long; at most 5000 are allowed",
+    );
+    expect(checkTemplateExpression(`'${"a".repeat(4998)}'`, selector)).toBeUndefined();
+  });
+
   it("explains why repository is unknown in downstream.repoExpr", () => {
     expect(checkTemplateExpression("repository.name", repoExpr)).toMatch(
       /^`repository` is not available here \(.*\): Unknown variable: repository \(column 1\)$/,

@@ -1,6 +1,8 @@
 import * as https from "node:https";
 import {
+  ADMISSION_REVIEW_LIMIT,
   outlastClientKeepAlive,
+  readLargeAdmissionReviews,
   WEBHOOK_KEEP_ALIVE_MS,
 } from "../../../capabilities/shared/webhook-server-tuning";
 
@@ -24,4 +26,15 @@ it("wraps createServer once, however often it is applied", () => {
   const once = mod.createServer;
   outlastClientKeepAlive(mod);
   expect(mod.createServer).toBe(once);
+});
+
+it("makes the JSON parsers express creates read reviews beyond Pepr's 2 MB", () => {
+  const asked: unknown[] = [];
+  const express = { json: (options?: { limit?: string | number }) => asked.push(options) };
+  readLargeAdmissionReviews(express);
+  express.json({ limit: "2mb" });
+  expect(asked).toEqual([{ limit: ADMISSION_REVIEW_LIMIT }]);
+  const once = express.json;
+  readLargeAdmissionReviews(express);
+  expect(express.json).toBe(once);
 });
