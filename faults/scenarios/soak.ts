@@ -3,6 +3,9 @@
 // (soak-samples.ts). Its RSS and open file descriptors must stay flat after a warm-up, its work
 // queues bounded by the objects there are, it must never restart, and once the churn stops and
 // the operator settles no object may be left reporting an error.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { repoRoot } from "../../hack/cluster/paths";
 import { settled } from "../../bench/scenarios/context";
 import { fleetSet } from "../../bench/scenarios/fanout";
 import { createFleet } from "../../bench/scenarios/fleet";
@@ -52,6 +55,8 @@ export const FD_SLOPE_BOUND_PER_HOUR = 20;
  */
 const QUEUE_SLACK = 20;
 const queueBound = (objects: number) => 2 * objects + QUEUE_SLACK;
+/** Where the samples are written (.local/faults/soak/ is replaced by the kept logs). */
+const SERIES_DIR = join(repoRoot, ".local", "faults");
 /** The PRNG's seed (PORCH_PEPR_SOAK_SEED overrides it): a run's choices are reproducible. */
 const SEED = Number(process.env.PORCH_PEPR_SOAK_SEED ?? 16);
 
@@ -100,6 +105,9 @@ async function run(ctx: FaultContext, sizes: { minutes: number }): Promise<SoakR
     for (const line of leftovers) ctx.log(`left behind: ${line}`);
     const queue = await queueDepths(ctx);
 
+    // The series itself, for a reader of the slope (whether RSS levels off or keeps rising).
+    mkdirSync(SERIES_DIR, { recursive: true });
+    writeFileSync(join(SERIES_DIR, "soak-samples.json"), JSON.stringify(samples));
     const pids = new Set(samples.map(s => s.pid));
     const steady = samples.filter(s => s.t >= (durationMs / 1000) * WARMUP_SHARE);
     const maxObjects = Math.max(...samples.map(s => s.objects));
