@@ -46,8 +46,12 @@ const JUDGED_FROM_MINUTES = 10;
  * as a slope that stands out of the sawtooth of V8's GC (±10 MB between samples).
  */
 export const RSS_SLOPE_BOUND_MB_PER_HOUR = 20;
-/** File descriptors: a leak of one per operation (720/hour) is what this must catch. */
-export const FD_SLOPE_BOUND_PER_HOUR = 20;
+/**
+ * File descriptors: the smallest leak to catch is one per ten operations (72/hour); the count
+ * moves ±5 around its level (git's pipes, keep-alive sockets), which over the 10-minute check
+ * made slopes of ±21/hour. Half the leak to catch is the bound.
+ */
+export const FD_SLOPE_BOUND_PER_HOUR = 36;
 /**
  * Queue depth: a key is at most once queued (or running) and once delayed, and keys are the
  * objects of the controller's kind, so the depth over all controllers stays under 2 × objects
