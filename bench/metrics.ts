@@ -91,7 +91,7 @@ function cpuOf(pid: number): CpuTimes | undefined {
   }
 }
 
-function statusKb(pid: number, field: "VmRSS" | "VmHWM"): number {
+export function statusKb(pid: number, field: "VmRSS" | "VmHWM"): number {
   try {
     const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(
       readFileSync(`/proc/${pid}/status`, "utf8"),
@@ -102,7 +102,7 @@ function statusKb(pid: number, field: "VmRSS" | "VmHWM"): number {
   }
 }
 
-function openFds(pid: number): number {
+export function openFds(pid: number): number {
   try {
     return readdirSync(`/proc/${pid}/fd`).length;
   } catch {

@@ -23,8 +23,9 @@ function section(results: CampaignResults, name: ScenarioName): string[] {
       violations?.length ? `Not finished: ${violations.join("; ")}` : "Not run.",
       "",
     ];
-  const show = (v: unknown) => (typeof v === "object" ? JSON.stringify(v) : String(v));
-  const rows = Object.entries(result).map(([k, v]) => `| ${k} | ${show(v)} |`);
+  // A count by kind (the soak's operations) is shown as its JSON.
+  const cell = (v: unknown) => (typeof v === "object" ? JSON.stringify(v) : String(v));
+  const rows = Object.entries(result).map(([k, v]) => `| ${k} | ${cell(v)} |`);
   const verdict =
     violations && violations.length > 0
       ? `**Invariants broken:** ${violations.join("; ")}`

@@ -59,6 +59,31 @@ export interface SoakResult {
   fdSlopePerHour: number;
   leftoverErrors: number;
   seconds: number;
+  /** The seed of the operations' PRNG, their rate, and how many of each were done. */
+  seed: number;
+  operationsPerMinute: number;
+  operations: Record<string, number>;
+  ticks: number;
+  /** Ticks that started late because the operation before took longer than a tick. */
+  overruns: number;
+  samples: number;
+  /** Samples before this are left out of the slopes. */
+  warmupSeconds: number;
+  watcherRestarts: number;
+  rssStartMb: number;
+  rssEndMb: number;
+  rssMaxMb: number;
+  fdsStart: number;
+  fdsEnd: number;
+  /** Queue depth over every controller: the highest sampled, and the sum of each one's peak. */
+  peakQueueDepthSampled: number;
+  peakQueueDepth: number;
+  queueDepthAfterSettling: number;
+  queueDepthBound: number;
+  /** Samples whose depth exceeded the bound for the objects there were then. */
+  queueOverBound: number;
+  objectsStart: number;
+  objectsEnd: number;
 }
 
 export interface ScenarioResults {

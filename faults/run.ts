@@ -1,5 +1,6 @@
 // `npm run faults [-- --short] [--scenarios watcherKills,gitServerKills,apiServerRestarts,fuzz,soak]
-//   [--out faults/results]`: the fault campaign on the embedded default (faults/README.md).
+//   [--out faults/results] [--soak-minutes N]`: the fault campaign on the embedded default
+// (faults/README.md).
 // Exits 1 when an invariant did not hold.
 import { join, resolve } from "node:path";
 import { repoRoot } from "../hack/cluster/paths";
@@ -21,7 +22,15 @@ async function main(): Promise<number> {
     throw new Error(`unknown scenarios ${unknown.join(", ")}; known: ${known.join(", ")}`);
   const short = process.argv.includes("--short");
   const out = resolve(option("out", join(repoRoot, "faults", "results")));
-  const results = await runCampaign({ sizes: short ? SHORT : FULL, names, short, out });
+  // --soak-minutes: a soak of another length than the size's (a 10-minute check of the soak).
+  const sizes = short ? SHORT : FULL;
+  const soakMinutes = Number(option("soak-minutes", String(sizes.soak.minutes)));
+  const results = await runCampaign({
+    sizes: { ...sizes, soak: { minutes: soakMinutes } },
+    names,
+    short,
+    out,
+  });
   const broken = Object.entries(results.violations).filter(([, v]) => v && v.length > 0);
   for (const [name, v] of broken) process.stderr.write(`[faults] ${name}: ${v?.join("; ")}\n`);
   process.stderr.write(`[faults] results in ${out}\n`);

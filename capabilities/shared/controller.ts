@@ -7,9 +7,38 @@ import {
 } from "../../lib/controller/work-queue";
 import { errorMessage } from "../../lib/errors";
 
+const snake = (controller: string) =>
+  controller.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1").toLowerCase();
+
 /** "PackageVariantSet" → "reconciles_package_variant_set_total" (Pepr prefixes "pepr_"). */
 export const reconcileCounterName = (controller: string): string =>
-  `reconciles_${controller.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1").toLowerCase()}_total`;
+  `reconciles_${snake(controller)}_total`;
+
+/** "PackageVariantSet" → "queue_depth_package_variant_set" and "…_peak" (Pepr prefixes "pepr_"). */
+export const queueDepthGaugeNames = (controller: string) => ({
+  depth: `queue_depth_${snake(controller)}`,
+  peak: `queue_depth_${snake(controller)}_peak`,
+});
+
+/**
+ * Serves a work queue's depth (keys queued, running or waiting for a delayed retry) and its
+ * highest depth since the process started. Pepr's collector can only add to a gauge, so each
+ * change is sent as the difference from the value last sent.
+ */
+function depthGauges(controller: string): (depth: number) => void {
+  const names = queueDepthGaugeNames(controller);
+  metricsCollector.addGauge(names.depth, `Keys queued, running or delayed in ${controller}`, []);
+  metricsCollector.addGauge(names.peak, `Highest depth of the ${controller} queue so far`, []);
+  let sent = 0;
+  let peak = 0;
+  return depth => {
+    metricsCollector.incGauge(names.depth, {}, depth - sent);
+    sent = depth;
+    if (depth <= peak) return;
+    metricsCollector.incGauge(names.peak, {}, depth - peak);
+    peak = depth;
+  };
+}
 
 /**
  * A named controller's work queue: the manager (capabilities/manager.ts) enqueues keys, the
@@ -34,6 +63,7 @@ export class Controller {
     this.queue = new WorkQueue(counted, {
       ...defaultQueueOptions,
       ...options,
+      onDepth: depthGauges(name),
       onError: (key, error, retryInMs) =>
         Log.warn(
           `${name} ${key}: ${errorMessage(error)} (retrying in ${Math.round(retryInMs / 1000)}s)`,

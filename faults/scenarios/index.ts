@@ -3,10 +3,12 @@ import type { ScenarioName } from "../results";
 import type { Scenario } from "../scenario";
 import { apiServerRestarts } from "./api-server-restarts";
 import { fuzz } from "./fuzz";
+import { soak } from "./soak";
 import { watcherKills } from "./watcher-kills";
 
 export const SCENARIOS: Partial<{ [K in ScenarioName]: Scenario<K> }> = {
   watcherKills,
   apiServerRestarts,
   fuzz,
+  soak,
 };

@@ -26,6 +26,11 @@ export interface WorkQueueOptions {
   onError?: (key: string, error: unknown, retryInMs: number) => void;
   /** Called when a reconcile throws a PermanentError; the key is not retried. */
   onPermanentError?: (key: string, error: PermanentError) => void;
+  /**
+   * Called with `pending` whenever it changed: the queue's depth, served on /metrics, so a soak
+   * can show it stays bounded rather than growing with time.
+   */
+  onDepth?: (pending: number) => void;
 }
 
 export const defaultQueueOptions: WorkQueueOptions = {
@@ -44,6 +49,8 @@ export class WorkQueue {
   readonly #timers = new Map<string, NodeJS.Timeout>();
   #active = 0;
   #stopped = false;
+  /** The depth onDepth last heard (it hears only changes). */
+  #reportedDepth = 0;
   readonly #idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -54,13 +61,12 @@ export class WorkQueue {
   add(key: string): void {
     if (this.#stopped) return;
     this.#clearTimer(key);
-    if (this.#processing.has(key)) {
-      this.#dirty.add(key);
-      return;
+    if (this.#processing.has(key)) this.#dirty.add(key);
+    else if (!this.#queued.has(key)) {
+      this.#queued.add(key);
+      this.#queue.push(key);
     }
-    if (this.#queued.has(key)) return;
-    this.#queued.add(key);
-    this.#queue.push(key);
+    // A cleared timer changes the depth even when the key was already queued or running.
     this.#pump();
   }
 
@@ -79,6 +85,7 @@ export class WorkQueue {
     }, step);
     timer.unref();
     this.#timers.set(key, timer);
+    this.#reportDepth();
   }
 
   /** Keys waiting or running: used by tests and benchmarks to wait for quiescence. */
@@ -96,6 +103,14 @@ export class WorkQueue {
     this.#stopped = true;
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
+    this.#reportDepth();
+  }
+
+  #reportDepth(): void {
+    const depth = this.pending;
+    if (depth === this.#reportedDepth) return;
+    this.#reportedDepth = depth;
+    this.options.onDepth?.(depth);
   }
 
   #clearTimer(key: string): void {
@@ -112,6 +127,7 @@ export class WorkQueue {
       this.#active += 1;
       void this.#run(key);
     }
+    this.#reportDepth();
     if (this.#queue.length === 0 && this.#active === 0) {
       for (const resolve of this.#idleWaiters.splice(0)) resolve();
     }

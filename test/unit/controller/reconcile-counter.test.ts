@@ -1,5 +1,9 @@
 import { metricsCollector } from "pepr";
-import { Controller, reconcileCounterName } from "../../../capabilities/shared/controller";
+import {
+  Controller,
+  queueDepthGaugeNames,
+  reconcileCounterName,
+} from "../../../capabilities/shared/controller";
 
 describe("reconcileCounterName", () => {
   it.each([
@@ -39,6 +43,39 @@ describe("Controller", () => {
     }
     expect(calls).toBe(3);
     expect(await value()).toBe(3);
+    controller.queue.stop();
+  });
+});
+
+describe("queue depth on /metrics", () => {
+  it("names the gauges after the controller", () =>
+    expect(queueDepthGaugeNames("PackageVariantSet")).toEqual({
+      depth: "queue_depth_package_variant_set",
+      peak: "queue_depth_package_variant_set_peak",
+    }));
+
+  it("serves the queue's depth now and its highest depth so far", async () => {
+    const release: (() => void)[] = [];
+    const controller = new Controller(
+      "DepthProbe",
+      () => new Promise<void>(resolve => release.push(resolve)),
+      { concurrency: 1 },
+    );
+    const value = async (name: string) => {
+      const line = (await metricsCollector.getMetrics())
+        .split("\n")
+        .find(l => l.startsWith(`pepr_${name} `));
+      return Number(line?.split(" ")[1]);
+    };
+    const { depth, peak } = queueDepthGaugeNames("DepthProbe");
+    for (const key of ["ns/a", "ns/b", "ns/c"]) controller.queue.add(key);
+    expect(await value(depth)).toBe(3);
+    while (release.length > 0 || controller.queue.pending > 0) {
+      release.shift()?.();
+      await new Promise(r => setImmediate(r));
+    }
+    expect(await value(depth)).toBe(0);
+    expect(await value(peak)).toBe(3);
     controller.queue.stop();
   });
 });

@@ -141,4 +141,32 @@ describe("WorkQueue", () => {
     expect(attempts).toBe(2);
     expect(queue.pending).toBe(0);
   });
+
+  it("reports each change of its depth (queued, running, delayed) and ends at 0", async () => {
+    const depths: number[] = [];
+    const release: (() => void)[] = [];
+    const queue = new WorkQueue(
+      key =>
+        new Promise<{ requeueAfterMs?: number }>(resolve =>
+          release.push(() => resolve(key === "a" ? { requeueAfterMs: 50 } : {})),
+        ),
+      { ...fast, concurrency: 1, onDepth: depth => depths.push(depth) },
+    );
+    queue.add("a");
+    queue.add("b");
+    queue.add("b"); // coalesced: no change, nothing reported
+    expect(depths).toEqual([1, 2]);
+    release.shift()?.(); // a done, delayed by 50 ms; b runs
+    await advance(0);
+    expect(queue.pending).toBe(2);
+    release.shift()?.(); // b done; only a's timer is left
+    await advance(0);
+    await advance(50); // a runs again
+    release.shift()?.();
+    await advance(0);
+    queue.stop(); // a's second delay is dropped
+    expect(queue.pending).toBe(0);
+    expect(depths.at(-1)).toBe(0);
+    expect(depths.every((d, i) => i === 0 || d !== depths[i - 1])).toBe(true);
+  });
 });
