@@ -84,6 +84,14 @@ export interface SoakResult {
   queueOverBound: number;
   objectsStart: number;
   objectsEnd: number;
+  /**
+   * The watcher's live heap (after a full garbage collection, through its inspector) before the
+   * churn and after it settled, and the growth per hour between them: what it retains, where RSS
+   * also counts pages V8 reserved and has not returned.
+   */
+  liveHeapStartMb: number;
+  liveHeapEndMb: number;
+  liveHeapSlopeMbPerHour: number;
 }
 
 export interface ScenarioResults {

@@ -11,8 +11,8 @@ import { fleetSet } from "../../bench/scenarios/fanout";
 import { createFleet } from "../../bench/scenarios/fleet";
 import { paths } from "../../bench/kube";
 import { round } from "../../bench/metrics";
-import type { FaultContext } from "../context";
-import { sleep } from "../context";
+import { sleep, type FaultContext } from "../context";
+import { liveHeapMb } from "../live-heap";
 import type { SoakResult } from "../results";
 import type { Scenario } from "../scenario";
 import { seededRandom, slope } from "../soak-stats";
@@ -41,11 +41,17 @@ const WARMUP_SHARE = 0.2;
  */
 const JUDGED_FROM_MINUTES = 10;
 /**
- * At most 20 MB/hour of RSS: the pod's 512Mi limit leaves ~300 MB above the watcher's steady
- * RSS, so a day of running may not reach it; a smaller real leak shows over the 30-minute run
- * as a slope that stands out of the sawtooth of V8's GC (±10 MB between samples).
+ * What the watcher retains may grow by at most 20 MB/hour, measured on its live heap (after a full
+ * garbage collection, faults/live-heap.ts) before the churn and after it settled: the pod's 512Mi limit
+ * leaves ~300 MB above the watcher's steady size, so a day of running may not reach it. RSS is
+ * sampled and its slope reported, but not judged by slope: V8 reserves heap pages in steps of
+ * tens of MB and returns them late, so one step in a 24-minute window reads as 50 MB/hour
+ * while nothing leaks (the 10-minute checks saw exactly that). RSS is judged by its peak
+ * instead, against 60% of the pod's limit.
  */
-export const RSS_SLOPE_BOUND_MB_PER_HOUR = 20;
+export const LIVE_HEAP_SLOPE_BOUND_MB_PER_HOUR = 20;
+/** 60% of the 512Mi limit, in MiB like the samples (VmRSS / 1024). */
+export const RSS_PEAK_BOUND_MB = Math.round(512 * 0.6);
 /**
  * File descriptors: the smallest leak to catch is one per ten operations (72/hour); the count
  * moves ±5 around its level (git's pipes, keep-alive sockets), which over the 10-minute check
@@ -64,6 +70,15 @@ const SERIES_DIR = join(repoRoot, ".local", "faults");
 /** The PRNG's seed (PORCH_PEPR_SOAK_SEED overrides it): a run's choices are reproducible. */
 const SEED = Number(process.env.PORCH_PEPR_SOAK_SEED ?? 16);
 
+/** The watcher's live heap now, in MB (after a full garbage collection). */
+async function liveHeap(ctx: FaultContext): Promise<number> {
+  const pid = ctx.pidOf("watcher");
+  if (pid === undefined) throw new Error("no watcher to measure");
+  const mb = await liveHeapMb(pid);
+  ctx.log(`watcher live heap ${mb} MB`);
+  return mb;
+}
+
 const hourly = (samples: SoakSample[], y: (s: SoakSample) => number) =>
   round(slope(samples.map(s => ({ x: s.t / 3600, y: y(s) }))), 1);
 
@@ -74,6 +89,7 @@ async function run(ctx: FaultContext, sizes: { minutes: number }): Promise<SoakR
     await ctx.api.create(paths.pvs(fleet.ns), fleetSet(fleet, 1));
     await draftsRendered(fleet, "cloneFrom");
     await settled(ctx);
+    const liveHeapStart = await liveHeap(ctx);
     const firstPid = ctx.pidOf("watcher");
     const churn = startChurn(ctx, fleet, seededRandom(SEED));
     const operations: Record<string, number> = {};
@@ -108,6 +124,8 @@ async function run(ctx: FaultContext, sizes: { minutes: number }): Promise<SoakR
     const leftovers = await leftoverErrors(ctx, fleet.ns);
     for (const line of leftovers) ctx.log(`left behind: ${line}`);
     const queue = await queueDepths(ctx);
+    const liveHeapEnd = await liveHeap(ctx);
+    const hours = (performance.now() - t0) / 3_600_000;
 
     // The series itself, for a reader of the slope (whether RSS levels off or keeps rising).
     mkdirSync(SERIES_DIR, { recursive: true });
@@ -147,6 +165,9 @@ async function run(ctx: FaultContext, sizes: { minutes: number }): Promise<SoakR
       queueOverBound: overBound.length + (queue.peak > queueBound(maxObjects) ? 1 : 0),
       objectsStart: samples[0].objects,
       objectsEnd: last.objects,
+      liveHeapStartMb: liveHeapStart,
+      liveHeapEndMb: liveHeapEnd,
+      liveHeapSlopeMbPerHour: round((liveHeapEnd - liveHeapStart) / hours, 1),
     };
     return result;
   } finally {
@@ -162,10 +183,12 @@ export const soak: Scenario<"soak"> = {
     const scheduled = Math.ceil((result.minutes * 60_000) / TICK_MS);
     if (result.ticks < scheduled) broken.push(`${result.ticks} operations of ${scheduled}`);
     if (result.minutes < JUDGED_FROM_MINUTES) return broken;
-    if (Math.abs(result.rssSlopeMbPerHour) > RSS_SLOPE_BOUND_MB_PER_HOUR)
+    if (Math.abs(result.liveHeapSlopeMbPerHour) > LIVE_HEAP_SLOPE_BOUND_MB_PER_HOUR)
       broken.push(
-        `RSS slope ${result.rssSlopeMbPerHour} MB/h, bound ±${RSS_SLOPE_BOUND_MB_PER_HOUR}`,
+        `live heap slope ${result.liveHeapSlopeMbPerHour} MB/h, bound ±${LIVE_HEAP_SLOPE_BOUND_MB_PER_HOUR}`,
       );
+    if (result.rssMaxMb > RSS_PEAK_BOUND_MB)
+      broken.push(`RSS peak ${result.rssMaxMb} MB, bound ${RSS_PEAK_BOUND_MB}`);
     if (Math.abs(result.fdSlopePerHour) > FD_SLOPE_BOUND_PER_HOUR)
       broken.push(`fd slope ${result.fdSlopePerHour}/h, bound ±${FD_SLOPE_BOUND_PER_HOUR}`);
     return broken;
