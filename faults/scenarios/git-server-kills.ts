@@ -6,7 +6,7 @@
 // half-written revision (faults/git-audit.ts).
 import { conditionOf, paths, type KubeObject } from "../../bench/kube";
 import { settled } from "../../bench/scenarios/context";
-import { fleetSet, variantDrafts } from "../../bench/scenarios/fanout";
+import { fleetSet, SET_NAME, variantDrafts } from "../../bench/scenarios/fanout";
 import { createFleet, type Fleet } from "../../bench/scenarios/fleet";
 import { mapLimit } from "../../lib/controller/concurrency";
 import { auditFleet } from "../audit";
@@ -15,7 +15,8 @@ import { auditGitWrites } from "../git-audit";
 import { startPushKiller } from "../push-killer";
 import type { GitServerKillsResult } from "../results";
 import type { Scenario } from "../scenario";
-import { draftsRendered, publishAll, upgradeAll } from "./fleet-phases";
+import { publishUpstreamV2 } from "../../bench/scenarios/upgrade";
+import { draftsRendered, publishAll } from "./fleet-phases";
 
 type Sizes = { cycles: number; variants: number; downSeconds: number };
 
@@ -60,11 +61,23 @@ async function longOutage(ctx: FaultContext, fleet: Fleet, downSeconds: number):
   return seen;
 }
 
-/** Share of the mid-push kills each phase gets; kills a phase did not use carry over. */
-const PHASES: [string, number, (ctx: FaultContext, fleet: Fleet) => Promise<void>][] = [
+type Phase = (ctx: FaultContext, fleet: Fleet) => Promise<void>;
+
+/** The upgrade to upstream v2; v2 itself is published before (`prepare`), without kills. */
+const upgradeToV2: Phase = async (ctx, fleet) => {
+  await ctx.api.mergePatch(paths.pvs(fleet.ns), SET_NAME, { spec: { upstream: { revision: 2 } } });
+  await draftsRendered(fleet, "upgrade");
+};
+
+/**
+ * Share of the mid-push kills each phase gets; kills a phase did not use carry over. A phase's
+ * `prepare` runs before its killer starts: the scenario's own pushes (upstream v2) are not the
+ * operator's and must not fail.
+ */
+const PHASES: [string, number, Phase, Phase?][] = [
   ["fan-out", 0.4, (_ctx, fleet) => draftsRendered(fleet, "cloneFrom")],
   ["publish", 0.3, publishAll],
-  ["upgrade", 0.3, upgradeAll],
+  ["upgrade", 0.3, upgradeToV2, publishUpstreamV2],
 ];
 
 async function run(ctx: FaultContext, sizes: Sizes): Promise<GitServerKillsResult> {
@@ -73,8 +86,9 @@ async function run(ctx: FaultContext, sizes: Sizes): Promise<GitServerKillsResul
   try {
     const outage = await longOutage(ctx, fleet, sizes.downSeconds);
     let kills = 0;
-    for (const [i, [name, share, phase]] of PHASES.entries()) {
+    for (const [i, [name, share, phase, prepare]] of PHASES.entries()) {
       const last = i === PHASES.length - 1;
+      await prepare?.(ctx, fleet);
       const quota = last ? sizes.cycles - kills : Math.round(sizes.cycles * share);
       ctx.log(`${name}: ${quota} kills mid-push while it runs`);
       const killer = startPushKiller(ctx, quota, kills);
