@@ -23,8 +23,7 @@ async function runOne<K extends ScenarioName>(
   sizes: Sizes,
   results: CampaignResults,
 ): Promise<void> {
-  const scenario = SCENARIOS[name] as Scenario<K> | undefined;
-  if (!scenario) throw new Error(`no scenario ${name}`);
+  const scenario = SCENARIOS[name] as Scenario<K>;
   try {
     const result = await withFaultEnvironment(name, ctx => scenario.run(ctx, sizes));
     (results as Partial<ScenarioResults>)[name] = result;

@@ -23,6 +23,15 @@ export interface GitServerKillsResult {
   /** Seconds the server stayed down once, and whether every condition then said Unavailable. */
   downSeconds: number;
   unavailableReported: boolean;
+  /** While it was down: the most Repositories, new drafts and PackageVariants saying so at once. */
+  unavailableRepositories: number;
+  unavailableRevisions: number;
+  unavailableVariants: number;
+  /** The fleet audit afterwards (faults/audit.ts): every variant's draft rendered, tags there. */
+  variants: number;
+  lost: number;
+  unrendered: number;
+  missingTags: number;
   seconds: number;
 }
 

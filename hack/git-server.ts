@@ -14,6 +14,9 @@ import { promisify } from "node:util";
 
 const run = promisify(execFile);
 
+/** The log line (stderr) the server process writes as a push (git-receive-pack POST) starts. */
+export const PUSH_STARTED = "receive-pack started";
+
 export interface GitServerOptions {
   /** Folder holding the bare repositories (`<name>.git`). Created if missing. */
   root: string;
@@ -27,6 +30,8 @@ export interface GitServerOptions {
   token?: string;
   /** Receives http-backend's stderr lines (quiet by default). */
   onLog?: (line: string) => void;
+  /** Called as each authenticated request starts (the server process logs pushes with it). */
+  onRequestStart?: (info: { method: string; path: string }) => void;
   /** Called once per finished request (bench/git-clients.ts counts pushed bytes with it). */
   onRequest?: (info: {
     method: string;
@@ -80,6 +85,7 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
       res.end("authentication required\n");
       return;
     }
+    opts.onRequestStart?.({ method: req.method ?? "", path: req.url ?? "" });
     if (opts.onRequest !== undefined) observe(req, res, opts.onRequest);
     serveCgi(backend, root, user, req, res, opts.onLog);
   });
@@ -265,6 +271,11 @@ async function main(): Promise<void> {
   const server = await startGitServer({
     ...opts,
     onLog: line => process.stderr.write(`${line}\n`),
+    // The fault campaign (faults/push-killer.ts) kills the server the moment a push starts.
+    onRequestStart: ({ method, path }) => {
+      if (method === "POST" && path.endsWith("/git-receive-pack"))
+        process.stderr.write(`${PUSH_STARTED} ${path}\n`);
+    },
   });
   process.stdout.write(`${JSON.stringify({ url: server.url, root: server.root })}\n`);
   const stop = () => void server.close().then(() => process.exit(0));

@@ -3,6 +3,7 @@ import { PackageRevision } from "../../crd-types";
 import {
   ContentStore,
   isGitStoreError,
+  isTransientGitError,
   Lifecycle,
   PackageRevisionInfo,
   lockOf,
@@ -63,7 +64,8 @@ export async function reconcileLifecycle(
     try {
       info = await store.updateLifecycle(gitKey(pr), wanted);
     } catch (error) {
-      if (!isGitStoreError(error)) throw error;
+      // A server that is down or cut the push off: retried (reconcile.ts says why on Ready).
+      if (!isGitStoreError(error) || isTransientGitError(error)) throw error;
       return void (await fail(ctx, pr, errorMessage(error)));
     }
   }

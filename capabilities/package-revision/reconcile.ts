@@ -1,6 +1,8 @@
 import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { isPermanentError } from "../../lib/controller/permanent-error";
+import { errorMessage } from "../../lib/errors";
+import { failureReason, isTransientGitError } from "../../lib/git";
 import { recordedRepositoryUid } from "../../lib/packages/deletion";
 import type { OperatorContext } from "../context";
 import { splitKey } from "../../lib/controller/manager";
@@ -34,6 +36,13 @@ export async function reconcilePackageRevision(
     // No retry can fix it (the queue does not retry it): say so where the tenant looks.
     if (isPermanentError(error)) {
       const { reason, message } = error;
+      await applyCoreStatus(ctx, pr, {}, [{ type: "Ready", status: "False", reason, message }]);
+    }
+    // A git server down or cut off mid-write: retried with backoff; Ready says so meanwhile
+    // (Unavailable, Timeout), and the retry that succeeds states Ready again.
+    if (isTransientGitError(error)) {
+      const reason = failureReason(error, "Failed");
+      const message = errorMessage(error);
       await applyCoreStatus(ctx, pr, {}, [{ type: "Ready", status: "False", reason, message }]);
     }
     throw error;

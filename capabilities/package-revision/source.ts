@@ -1,7 +1,13 @@
 import { isDeepStrictEqual } from "node:util";
 import { PackageRevision, Repository } from "../../crd-types";
 import type { ContentStore, PackageRevisionInfo } from "../../lib/git";
-import { failureReason, isGitStoreError, lockOf, readKptfile } from "../../lib/git";
+import {
+  failureReason,
+  isGitStoreError,
+  isTransientGitError,
+  lockOf,
+  readKptfile,
+} from "../../lib/git";
 import {
   clonePackage,
   initPackage,
@@ -253,6 +259,8 @@ async function runSource(
     // Names from git or another revision's files: git would refuse them, or worse, take them.
     assertSafeFileNames(result.files, "the source's files");
   } catch (error) {
+    // A git server down or cut off mid-read: a retry will do (reconcile.ts says why on Ready).
+    if (isTransientGitError(error)) throw error;
     // Failures of the inputs themselves: a retry would only fail again.
     const known =
       error instanceof SourceError ||

@@ -29,6 +29,8 @@ interface StepResult {
   injected: InClusterRef[];
   /** A draft this step created, which has no content until its source runs. */
   pending?: string;
+  /** A draft whose git server was down at its last attempt. */
+  unavailable?: string;
 }
 
 /** Carries out one step of the state machine; returns the injected objects it read. */
@@ -37,10 +39,10 @@ async function executeStep(
   pv: PackageVariant,
   step: DownstreamStep,
 ): Promise<StepResult> {
-  const { failure, pending } = stepVerdict(step);
+  const { failure, pending, unavailable } = stepVerdict(step);
   if (failure) throw new MutationError(failure);
   const result = await runStep(ctx, pv, step);
-  return { ...result, pending: result.pending ?? pending };
+  return { ...result, pending: result.pending ?? pending, unavailable };
 }
 
 async function runStep(
@@ -146,6 +148,7 @@ export async function reconcilePackageVariant(key: string, ctx: OperatorContext)
       const result = await executeStep(ctx, pv, step);
       injected.push(...result.injected);
       if (result.pending) outcome.pending.push(result.pending);
+      if (result.unavailable) (outcome.unavailable ??= []).push(result.unavailable);
     } catch (error) {
       outcome.errors.push(errorMessage(error));
       if (

@@ -24,7 +24,8 @@ function untilNext(repo: Repository, next: Date, now: Date): number {
  * One Repository: connect, fetch, discover packages and revisions, mirror them as
  * PackageRevision objects, write the status, and come back when the next sync is due. A
  * failure (unreachable URL, wrong credentials, missing branch) is Ready=False with the reason
- * (Timeout for a server that does not answer in time, URLNotAllowed for a refused URL) and
+ * (Timeout for a server that does not answer in time, Unavailable for one that cannot be reached,
+ * cuts the connection or answers 502/503/504, URLNotAllowed for a refused URL) and
  * touches neither git nor any object; the queue retries with backoff.
  */
 export async function reconcileRepository(

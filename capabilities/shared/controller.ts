@@ -6,6 +6,18 @@ import {
   defaultQueueOptions,
 } from "../../lib/controller/work-queue";
 import { errorMessage } from "../../lib/errors";
+import { isTransientGitError } from "../../lib/git";
+
+/**
+ * The longest wait before retrying a git call whose server was down or cut off: a server back
+ * after an outage is used again within this (the default cap, 5 minutes, made the fault
+ * campaign's fan-out after a 2-minute outage wait up to 5 more). Each waiting key costs one
+ * refused connection per period while the server stays down.
+ */
+export const GIT_RETRY_MAX_MS = 20_000;
+
+export const maxRetryDelayOf = (error: unknown): number | undefined =>
+  isTransientGitError(error) ? GIT_RETRY_MAX_MS : undefined;
 
 const snake = (controller: string) =>
   controller.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1").toLowerCase();
@@ -62,6 +74,7 @@ export class Controller {
     };
     this.queue = new WorkQueue(counted, {
       ...defaultQueueOptions,
+      maxDelayOf: maxRetryDelayOf,
       ...options,
       onDepth: depthGauges(name),
       onError: (key, error, retryInMs) =>

@@ -3,11 +3,13 @@ import type { ScenarioName } from "../results";
 import type { Scenario } from "../scenario";
 import { apiServerRestarts } from "./api-server-restarts";
 import { fuzz } from "./fuzz";
+import { gitServerKills } from "./git-server-kills";
 import { soak } from "./soak";
 import { watcherKills } from "./watcher-kills";
 
-export const SCENARIOS: Partial<{ [K in ScenarioName]: Scenario<K> }> = {
+export const SCENARIOS: { [K in ScenarioName]: Scenario<K> } = {
   watcherKills,
+  gitServerKills,
   apiServerRestarts,
   fuzz,
   soak,

@@ -22,6 +22,12 @@ export interface WorkQueueOptions {
   concurrency: number;
   baseDelayMs: number;
   maxDelayMs: number;
+  /**
+   * A lower cap for errors that end by themselves (a git server that was down): after an outage
+   * of minutes the backoff would otherwise reach maxDelayMs, and the key wait that long after
+   * the server is back.
+   */
+  maxDelayOf?: (error: unknown) => number | undefined;
   /** Called when a reconcile throws; the key is retried after `retryInMs`. */
   onError?: (key: string, error: unknown, retryInMs: number) => void;
   /** Called when a reconcile throws a PermanentError; the key is not retried. */
@@ -159,7 +165,8 @@ export class WorkQueue {
     }
     const failures = (this.#failures.get(key) ?? 0) + 1;
     this.#failures.set(key, failures);
-    const delay = Math.min(this.options.baseDelayMs * 2 ** (failures - 1), this.options.maxDelayMs);
+    const cap = this.options.maxDelayOf?.(error) ?? this.options.maxDelayMs;
+    const delay = Math.min(this.options.baseDelayMs * 2 ** (failures - 1), cap);
     this.options.onError?.(key, error, delay);
     return delay;
   }

@@ -291,12 +291,30 @@ export class CliGitClient implements GitClient {
         output,
       );
     }
+    if (network && unavailableStderr(stderr)) {
+      return new GitRunError(
+        "Unavailable",
+        `git server ${displayUrl(this.opts.url)} is unavailable: git ${sub}: ${detail}`,
+        output,
+      );
+    }
     return new GitRunError(
       "Transport",
       `git ${sub} ${network ? `(${displayUrl(this.opts.url)}) ` : ""}failed: ${detail}`,
       output,
     );
   }
+}
+
+/**
+ * Whether git's stderr says the server could not be reached or went away mid-answer (curl's
+ * words for a refused or reset connection, an empty or cut reply, a 502/503/504), as opposed to
+ * a server that answered and refused. Exported for tests.
+ */
+export function unavailableStderr(stderr: string): boolean {
+  return /Failed to connect|Could not connect|Connection refused|Connection reset|Empty reply from server|Recv failure|Send failure|transfer closed with|remote end hung up unexpectedly|unexpected disconnect|early EOF|returned error: 50[234]\b|HTTP 50[234]\b/i.test(
+    stderr,
+  );
 }
 
 /** git's own "fatal:" and "error:" lines of a network call, each cut short. Exported for tests. */

@@ -10,6 +10,7 @@ export type GitErrorCode =
   | "Auth" // the server refused the credentials
   | "BranchMissing" // repository branch absent and createBranch not set
   | "Timeout" // the git server did not answer in time (connect, idle or total timeout)
+  | "Unavailable" // the server could not be reached (refused, reset, closed mid-answer) or answered 502/503/504
   | "URLNotAllowed" // the URL or the address it resolves to is refused by the URL policy
   | "Transport"; // anything else from git / the network
 
@@ -35,14 +36,33 @@ export function isGitStoreError(err: unknown, code?: GitErrorCode): err is GitSt
 }
 
 /**
- * The condition reason of a failed git operation: a timeout and a refused URL by name (a tenant
- * can tell a hung server from a refused address), anything else `fallback`.
+ * The condition reason of a failed git operation: a timeout, a server that is down and a refused
+ * URL by name (a tenant can tell a hung server from a dead one and from a refused address),
+ * anything else `fallback`.
  */
 export function failureReason(err: unknown, fallback: string): string {
   if (isGitStoreError(err, "Timeout")) return "Timeout";
+  if (isGitStoreError(err, "Unavailable")) return "Unavailable";
   if (isGitStoreError(err, "URLNotAllowed")) return "URLNotAllowed";
   return fallback;
 }
+
+/**
+ * A failure another attempt may not see: the server was down, slow or cut the connection (or
+ * git failed for a reason of its own). A controller retries these with backoff and never
+ * records them as the object's final state, unlike a refused input (NotFound, InvalidArgument,
+ * InvalidTransition, AlreadyExists, Auth, URLNotAllowed, ...).
+ */
+export function isTransientGitError(err: unknown): boolean {
+  return (
+    isGitStoreError(err, "Unavailable") ||
+    isGitStoreError(err, "Timeout") ||
+    isGitStoreError(err, "Transport")
+  );
+}
+
+/** HTTP statuses of a server that is there but cannot serve now (a proxy without its backend). */
+export const UNAVAILABLE_STATUSES = [502, 503, 504];
 
 /** Removes URL userinfo (`https://user:pw@host` → `https://***@host`) and every known secret. */
 export function scrubSecrets(text: string, secrets: readonly string[] = []): string {

@@ -6,6 +6,7 @@ export {
   PushRejectedError,
   isGitStoreError,
   failureReason,
+  isTransientGitError,
   scrubSecrets,
   type GitErrorCode,
 } from "./errors";

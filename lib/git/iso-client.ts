@@ -18,7 +18,13 @@ import {
   type TreeEntry,
 } from "./client";
 import { errorMessage } from "../errors";
-import { GitStoreError, PushRejectedError, displayUrl, scrubSecrets } from "./errors";
+import {
+  GitStoreError,
+  PushRejectedError,
+  UNAVAILABLE_STATUSES,
+  displayUrl,
+  scrubSecrets,
+} from "./errors";
 import { httpStatus, httpWithHeadHint } from "./iso-http";
 import { guardedHttpClient, timeoutError } from "./iso-transport";
 import { gitNetworkFromEnv, type GitNetwork } from "./network";
@@ -308,7 +314,7 @@ export class IsoGitClient implements GitClient {
       }
       if (err instanceof GitStoreError) throw err;
       throw new GitStoreError(
-        "Transport",
+        isoUnavailable(err) ? "Unavailable" : "Transport",
         scrubSecrets(
           `git ${op} (${displayUrl(this.opts.url)}) failed: ${isoFailure(err)}`,
           this.secrets,
@@ -336,6 +342,32 @@ const OWN_MESSAGES = new Set([
   "UserCanceledError",
 ]);
 
+/** Node's words for a connection refused, reset or cut short: the server is not there now. */
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ERR_STREAM_PREMATURE_CLOSE",
+  // isomorphic-git's name for an answer that ended before it began (a server gone mid-answer)
+  "EmptyServerResponseError",
+]);
+
+/**
+ * Whether a failed isomorphic-git network call met a server that could not be reached or went
+ * away mid-answer, or a 502/503/504. Exported for tests.
+ */
+export function isoUnavailable(err: unknown): boolean {
+  const status = httpStatus(err);
+  if (status !== undefined) return UNAVAILABLE_STATUSES.includes(status);
+  // Duck-typed: a socket error may come from another realm (a test runner's) than Error here.
+  if (err === null || typeof err !== "object") return false;
+  const { code, cause } = err as { code?: unknown; cause?: unknown };
+  return UNAVAILABLE_CODES.has(String(code)) || (cause !== undefined && isoUnavailable(cause));
+}
+
 /** What the message of a failed isomorphic-git network call may say. Exported for tests. */
 export function isoFailure(err: unknown): string {
   const status = httpStatus(err);
@@ -344,7 +376,10 @@ export function isoFailure(err: unknown): string {
       ? `HTTP ${status}: the server redirects elsewhere and redirects are not followed; use the final URL`
       : `HTTP ${status}`;
   }
-  if (!(err instanceof Error)) return "unknown error";
+  if (!(err instanceof Error))
+    return isoUnavailable(err)
+      ? `${String((err as { code?: unknown }).code)}: the server could not be reached or went away mid-answer`
+      : "unknown error";
   const code = "code" in err ? String((err as { code: unknown }).code) : "";
   // Node's own socket errors (ECONNREFUSED, ENOTFOUND, ...) name the address, nothing received.
   if ("syscall" in err && /^E[A-Z]+$/.test(code)) return `${code}: ${err.message}`;

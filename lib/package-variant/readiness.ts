@@ -10,6 +10,8 @@ export interface VariantOutcome {
   errors: string[];
   /** Drafts without content yet (just created, or their source has not run). */
   pending: string[];
+  /** Drafts whose git server was down at their last attempt (retried meanwhile). */
+  unavailable?: string[];
   /** The downstream revisions this variant manages now (status.downstreamTargets). */
   targets: string[];
 }
@@ -21,12 +23,17 @@ export const PENDING_SOURCE_SUFFIX = "waiting for it to be created from its sour
  * source failed), or a draft that has no content yet. A step that runs and throws is a failure
  * too (the caller adds it).
  */
-export function stepVerdict(step: DownstreamStep): { failure?: string; pending?: string } {
+export function stepVerdict(step: DownstreamStep): {
+  failure?: string;
+  pending?: string;
+  unavailable?: string;
+} {
   switch (step.kind) {
     case "error":
       return { failure: step.message };
     case "wait":
-      return step.failed ? { failure: step.message } : { pending: step.message };
+      if (step.failed) return { failure: step.message };
+      return step.unavailable ? { unavailable: step.message } : { pending: step.message };
     case "createClone":
     case "createUpgrade":
       return { pending: `created ${step.target}; ${PENDING_SOURCE_SUFFIX}` };
@@ -37,7 +44,8 @@ export function stepVerdict(step: DownstreamStep): { failure?: string; pending?:
 
 /**
  * Stalled and Ready with the reference's reasons (ValidationError / Valid; Error / NoErrors),
- * plus Ready=False reason Pending while a draft waits for its content.
+ * plus Ready=False reason Unavailable while a draft's git server is down, and Pending while a
+ * draft waits for its content.
  */
 export function variantConditions(outcome: VariantOutcome): ConditionInput[] {
   const stalled: ConditionInput = outcome.stalled
@@ -50,7 +58,15 @@ export function variantConditions(outcome: VariantOutcome): ConditionInput[] {
       };
   const failure = outcome.stalled ? "invalid packagevariant object" : outcome.errors.join("; ");
   let ready: ConditionInput;
+  const unavailable = outcome.unavailable ?? [];
   if (failure) ready = { type: "Ready", status: "False", reason: "Error", message: failure };
+  else if (unavailable.length > 0)
+    ready = {
+      type: "Ready",
+      status: "False",
+      reason: "Unavailable",
+      message: unavailable.join("; "),
+    };
   else if (outcome.pending.length > 0)
     ready = {
       type: "Ready",

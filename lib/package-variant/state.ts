@@ -46,6 +46,8 @@ export type DownstreamStep =
       message: string;
       /** The source ran and failed: the draft will not get content without a change. */
       failed?: true;
+      /** Its git server was down at the last attempt (Ready reason Unavailable): retried. */
+      unavailable?: true;
     })
   | CheckMutationsStep;
 
@@ -79,16 +81,22 @@ function nameOf(pr: PackageRevision): string {
 }
 
 /** A draft whose spec.source the PackageRevision controller has not executed yet has no content. */
-function sourcePending(pr: PackageRevision): { message: string; failed?: true } | undefined {
-  if (publishing(pr))
-    return { message: `waiting for PackageRevision "${nameOf(pr)}" to be published` };
+function sourcePending(
+  pr: PackageRevision,
+): { message: string; failed?: true; unavailable?: true } | undefined {
+  const ready = pr.status?.conditions?.find(c => c.type === "Ready");
+  // The PackageRevision controller retries a write its git server did not take; say why.
+  const waiting = (message: string) =>
+    ready?.status === "False" && ready.reason === "Unavailable"
+      ? { message: `${message}: ${ready.message}`, unavailable: true as const }
+      : { message };
+  if (publishing(pr)) return waiting(`waiting for PackageRevision "${nameOf(pr)}" to be published`);
   if (!pr.spec?.source || pr.status?.creationSource || isPublished(pr.spec?.lifecycle))
     return undefined;
-  const ready = pr.status?.conditions?.find(c => c.type === "Ready");
   const message = `waiting for PackageRevision "${nameOf(pr)}" to be created from its source`;
   if (ready?.status === "False" && ready.reason === "Failed")
     return { message: `${message}: ${ready.message}`, failed: true };
-  return { message };
+  return waiting(message);
 }
 
 function upstreamChangedStep(

@@ -75,6 +75,26 @@ describe("WorkQueue", () => {
     queue.stop();
   });
 
+  it("caps the backoff of errors that end by themselves lower (a git server back up)", async () => {
+    const delays: number[] = [];
+    let attempts = 0;
+    const queue = new WorkQueue(
+      async () => {
+        attempts += 1;
+        if (attempts <= 4) throw new Error(attempts % 2 ? "server down" : "other");
+      },
+      {
+        ...fast,
+        maxDelayOf: e => (e instanceof Error && e.message === "server down" ? 15 : undefined),
+        onError: (_k, _e, retryIn) => delays.push(retryIn),
+      },
+    );
+    queue.add("a");
+    await advance(200);
+    expect(delays).toEqual([10, 20, 15, 40]);
+    queue.stop();
+  });
+
   it("requeues after the delay a reconcile asks for", async () => {
     const times: number[] = [];
     const queue = new WorkQueue(async () => {

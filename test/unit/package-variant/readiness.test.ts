@@ -8,15 +8,15 @@ const stepsOf = (downstreams: PackageRevision[]) =>
 const readyOf = (outcome: Parameters<typeof variantConditions>[0]) =>
   variantConditions(outcome).find(c => c.type === "Ready");
 
-const failedSource = (): PackageRevision => {
+const failedSource = (reason = "Failed", message = "clone: boom"): PackageRevision => {
   const draft = revision({ ws: "packagevariant-1", source: true });
   draft.status = {
     conditions: [
       {
         type: "Ready",
         status: "False",
-        reason: "Failed",
-        message: "clone: boom",
+        reason,
+        message,
         lastTransitionTime: "",
       },
     ],
@@ -62,5 +62,20 @@ describe("Ready means an up-to-date draft exists", () => {
       status: "False",
       message: "invalid packagevariant object",
     });
+  });
+
+  it("is False (Unavailable) while the draft's git server is down: retried, not failed", () => {
+    const [step] = stepsOf([failedSource("Unavailable", "git server is unavailable")]);
+    const verdict = stepVerdict(step);
+    expect(verdict.failure).toBeUndefined();
+    expect(verdict.unavailable).toMatch(/from its source: git server is unavailable$/);
+    const ready = readyOf({
+      errors: [],
+      pending: ["p"],
+      unavailable: [verdict.unavailable ?? ""],
+      targets: [],
+    });
+    expect(ready).toMatchObject({ status: "False", reason: "Unavailable" });
+    expect(ready?.message).toMatch(/git server is unavailable$/);
   });
 });
