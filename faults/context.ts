@@ -10,6 +10,7 @@ import { startEnvironment } from "../hack/environment";
 import { Api } from "../bench/kube";
 import { findPid, ProcessMeter, readPid } from "../bench/metrics";
 import { pidFile, type BenchContext } from "../bench/scenarios/context";
+import { INSPECT_ON_SIGNAL } from "./live-heap";
 
 export interface FaultContext extends BenchContext {
   log(message: string): void;
@@ -34,7 +35,7 @@ export async function withFaultEnvironment<T>(
   const log = (message: string) => process.stderr.write(`[faults ${name}] ${message}\n`);
   const workDir = mkdtempSync(join(tmpdir(), `porch-pepr-faults-${name}-`));
   process.env.PORCH_PEPR_GIT_CACHE = join(workDir, "operator-cache");
-  process.env.PORCH_PEPR_MODULE_NODE_FLAGS = `--max-old-space-size=${POD_HEAP_MB}`;
+  process.env.PORCH_PEPR_MODULE_NODE_FLAGS = `--max-old-space-size=${POD_HEAP_MB} ${INSPECT_ON_SIGNAL}`;
   log("starting the embedded default");
   const env = await startEnvironment({ purpose: "faults" });
   const ca = readFileSync(env.controlPlane.certs.caCert);

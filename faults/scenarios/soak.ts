@@ -74,7 +74,7 @@ const SEED = Number(process.env.PORCH_PEPR_SOAK_SEED ?? 16);
 async function liveHeap(ctx: FaultContext): Promise<number> {
   const pid = ctx.pidOf("watcher");
   if (pid === undefined) throw new Error("no watcher to measure");
-  const mb = await liveHeapMb(pid);
+  const mb = await liveHeapMb(pid, ctx.env.module.watcher.logFile);
   ctx.log(`watcher live heap ${mb} MB`);
   return mb;
 }
