@@ -6,7 +6,7 @@ import {
   defaultQueueOptions,
 } from "../../lib/controller/work-queue";
 import { errorMessage } from "../../lib/errors";
-import { isTransientGitError } from "../../lib/git";
+import { isGitStoreError } from "../../lib/git";
 
 /**
  * The longest wait before retrying a git call whose server was down or cut off: a server back
@@ -16,8 +16,15 @@ import { isTransientGitError } from "../../lib/git";
  */
 export const GIT_RETRY_MAX_MS = 20_000;
 
+/**
+ * Only a server that was down or slow ends by itself; a transport failure of git's own (a URL
+ * that answers 404, say) is retried at the default pace, so a thousand variants with a broken
+ * URL cost the git server a request every few minutes each, not every 20 s.
+ */
 export const maxRetryDelayOf = (error: unknown): number | undefined =>
-  isTransientGitError(error) ? GIT_RETRY_MAX_MS : undefined;
+  isGitStoreError(error, "Unavailable") || isGitStoreError(error, "Timeout")
+    ? GIT_RETRY_MAX_MS
+    : undefined;
 
 const snake = (controller: string) =>
   controller.replace(/(?<=[a-z0-9])([A-Z])/g, "_$1").toLowerCase();

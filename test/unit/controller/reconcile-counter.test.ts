@@ -1,6 +1,9 @@
 import { metricsCollector } from "pepr";
+import { GitStoreError } from "../../../lib/git";
 import {
   Controller,
+  GIT_RETRY_MAX_MS,
+  maxRetryDelayOf,
   queueDepthGaugeNames,
   reconcileCounterName,
 } from "../../../capabilities/shared/controller";
@@ -77,5 +80,17 @@ describe("queue depth on /metrics", () => {
     expect(await value(depth)).toBe(0);
     expect(await value(peak)).toBe(3);
     controller.queue.stop();
+  });
+});
+
+describe("maxRetryDelayOf", () => {
+  it("caps the retries of a git server that was down or slow at 20 s, and nothing else", () => {
+    expect(maxRetryDelayOf(new GitStoreError("Unavailable", "connection refused"))).toBe(
+      GIT_RETRY_MAX_MS,
+    );
+    expect(maxRetryDelayOf(new GitStoreError("Timeout", "no answer"))).toBe(GIT_RETRY_MAX_MS);
+    // git's own failure (a URL that answers 404) keeps the default pace: it does not end by itself.
+    expect(maxRetryDelayOf(new GitStoreError("Transport", "HTTP 404"))).toBeUndefined();
+    expect(maxRetryDelayOf(new Error("conflict"))).toBeUndefined();
   });
 });
