@@ -6,6 +6,7 @@ import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { PUSH_STARTED } from "../hack/git-server";
 import { randomMs, sleep, type FaultContext } from "./context";
+import type { Killer } from "./killer";
 
 /** The server's log; startProcess appends to it across restarts. */
 const logOf = (ctx: FaultContext) => join(ctx.env.stateDir, "logs", "git-server.log");
@@ -33,13 +34,8 @@ class LogTail {
   }
 }
 
-export interface PushKiller {
-  readonly kills: number;
-  /** Stops waiting for the next push; resolves once the server runs again. */
-  stop(): Promise<void>;
-  /** Resolves once `total` kills are done. */
-  done: Promise<void>;
-}
+/** Like the watcher's killer: stop() stops waiting for the next push once the server runs again. */
+export type PushKiller = Killer;
 
 /** The pause before the killed server is started again. */
 const RESTART_PAUSE = { minMs: 300, maxMs: 3000 };

@@ -1,18 +1,6 @@
-// The soak's arithmetic, kept pure so it is unit-tested: a seeded choice of operation (a run is
-// reproducible from its seed), the least-squares slope of a series, and which conditions count
-// as an error left behind.
-
-/** mulberry32: a small, fast PRNG whose whole state is one 32-bit seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// The soak's arithmetic, kept pure so it is unit-tested: a weighted choice of operation (drawn
+// from faults/prng.ts, so a run is reproducible from its seed), the least-squares slope of a
+// series, and which conditions count as an error left behind.
 
 /** One of `weights`' keys, drawn in proportion to its weight. */
 export function pick<K extends string>(random: () => number, weights: Record<K, number>): K {

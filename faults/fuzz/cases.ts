@@ -1,7 +1,7 @@
 // One fuzz case from the campaign's seed and its index alone: which kind, which valid object,
 // which mutations; so a failing case is made again with caseAt(seed, index).
 import { MUTATION_KINDS, MUTATIONS, type MutationKind } from "./mutations";
-import { caseRng, type Rng } from "./prng";
+import { caseRng, type Rng } from "../prng";
 import { FUZZ_KINDS, SEEDS, type FuzzKind, type JsonObject } from "./seeds";
 
 export interface FuzzCase {

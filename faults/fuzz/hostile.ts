@@ -1,6 +1,6 @@
 // Hostile values the mutations draw from: each list is what a careless or malicious author
 // could write into one kind of field.
-import type { Rng } from "./prng";
+import type { Rng } from "../prng";
 import type { Json } from "./seeds";
 
 /** Strings of these lengths; the largest keeps a request well under the API server's 3 MiB. */

@@ -26,7 +26,7 @@ import {
   stringPaths,
   type Path,
 } from "./json-paths";
-import type { Rng } from "./prng";
+import type { Rng } from "../prng";
 import { ENUM_FIELDS, type FuzzKind, type Json, type JsonObject } from "./seeds";
 
 export const MUTATION_KINDS = [

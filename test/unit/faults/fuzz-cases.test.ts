@@ -1,7 +1,7 @@
 import { caseAt, MAX_BODY_BYTES } from "../../../faults/fuzz/cases";
 import { fieldPath } from "../../../faults/fuzz/json-paths";
 import { MUTATION_KINDS } from "../../../faults/fuzz/mutations";
-import { caseRng } from "../../../faults/fuzz/prng";
+import { caseRng } from "../../../faults/prng";
 import { FUZZ_KINDS } from "../../../faults/fuzz/seeds";
 
 // 600 cases cover every kind and mutation (each has a share of 1/4 and about 1/12).

@@ -1,4 +1,5 @@
-import { errorConditions, pick, seededRandom, slope } from "../../../faults/soak-stats";
+import { seededRandom } from "../../../faults/prng";
+import { errorConditions, pick, slope } from "../../../faults/soak-stats";
 
 describe("seededRandom", () => {
   it("repeats its sequence for a seed, in [0, 1)", () => {

@@ -1,5 +1,5 @@
-// A small seeded PRNG (mulberry32) so that any generated case can be made again from the
-// campaign's seed and the case's index alone, without replaying the cases before it.
+// A small seeded PRNG (mulberry32) so that a campaign's choices can be made again from its seed:
+// a fuzz case from the seed and its index alone, the soak's operations from the seed.
 
 export interface Rng {
   /** A float in [0, 1). */
@@ -10,7 +10,8 @@ export interface Rng {
   chance(p: number): boolean;
 }
 
-function mulberry32(seed: number): () => number {
+/** mulberry32: a float in [0, 1) per call; its whole state is one 32-bit seed. */
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -22,7 +23,7 @@ function mulberry32(seed: number): () => number {
 }
 
 export function rngOf(seed: number): Rng {
-  const next = mulberry32(seed);
+  const next = seededRandom(seed);
   const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
   return {
     next,
