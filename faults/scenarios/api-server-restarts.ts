@@ -2,6 +2,7 @@
 // every watch of the operator must resume, and every object reach its expected state (Ready
 // variant, rendered draft) within a bound, with nothing lost or doubled.
 import { conditionOf, paths } from "../../bench/kube";
+import { settled } from "../../bench/scenarios/context";
 import { fleetSet, variantDrafts } from "../../bench/scenarios/fanout";
 import { createFleet, isRendered, type Fleet } from "../../bench/scenarios/fleet";
 import { auditFleet } from "../audit";
@@ -46,6 +47,9 @@ async function run(ctx: FaultContext, sizes: { cycles: number; variants: number 
     } catch (error) {
       ctx.log(error instanceof Error ? error.message : String(error));
     }
+    // A variant's draft renders again once its mutations are applied: the moment all N looked
+    // rendered can fall between the two, so the audit waits until the operator is quiet.
+    await settled(ctx);
     const audit = await auditFleet(ctx, fleet, { openDrafts: true });
     for (const line of audit.details) ctx.log(line);
     const notReady = fleet.variants.values.filter(
