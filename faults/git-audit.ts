@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { conditionOf, paths, type KubeObject } from "../bench/kube";
 import type { Fleet } from "../bench/scenarios/fleet";
+import { inGit } from "../bench/scenarios/upgrade";
 import type { FaultContext } from "./context";
 
 const run = promisify(execFile);
@@ -41,14 +42,7 @@ const branchOf = (pr: KubeObject) =>
   `refs/heads/${lifecycleOf(pr) === "Proposed" ? "proposed" : "drafts"}/${str(pr.spec?.packageName)}/${str(pr.spec?.workspaceName)}`;
 
 /** Ready says git has the revision in its current lifecycle, for the current spec. */
-const inGit = (pr: KubeObject) => {
-  const ready = conditionOf(pr, "Ready");
-  return (
-    ready?.status === "True" &&
-    ready.message === `${lifecycleOf(pr)} in git` &&
-    ready.observedGeneration === pr.metadata.generation
-  );
-};
+const inGitNow = (pr: KubeObject) => inGit(lifecycleOf(pr))(pr);
 
 /** A bare mirror of one repository, read with plain git. */
 class Mirror {
@@ -122,12 +116,13 @@ export async function auditGitWrites(ctx: FaultContext, fleet: Fleet): Promise<G
       if (isOpen(pr)) {
         const ref = branchOf(pr);
         if (!refs.has(ref)) {
-          if (inGit(pr)) problem("lostCommits", `${name} is ${lifecycleOf(pr)} in git: no ${ref}`);
+          if (inGitNow(pr))
+            problem("lostCommits", `${name} is ${lifecycleOf(pr)} in git: no ${ref}`);
           else if (pr.status?.creationSource)
             problem("halfWritten", `${name} was created from its source: no ${ref}`);
           continue;
         }
-        if (!inGit(pr)) continue;
+        if (!inGitNow(pr)) continue;
         const prr = prrs.get(name);
         const wanted = (prr?.spec?.resources ?? {}) as Record<string, string>;
         const there = new Set(await git.files(ref, pkg));
@@ -143,7 +138,7 @@ export async function auditGitWrites(ctx: FaultContext, fleet: Fleet): Promise<G
         for (const [file, content] of Object.entries(wanted))
           if ((await git.show(ref, `${pkg}/${file}`)) !== content)
             problem("lostCommits", `${name}: ${ref} holds another ${file} than its resources`);
-      } else if (lifecycleOf(pr) === "Published" && inGit(pr)) {
+      } else if (lifecycleOf(pr) === "Published" && inGitNow(pr)) {
         const revision = pr.status?.revision;
         if (typeof revision !== "number" || revision < 1) continue; // the main-branch placeholder
         const tag = `refs/tags/${pkg}/v${revision}`;

@@ -75,6 +75,8 @@ export interface SoakResult {
   ticks: number;
   /** Ticks that started late because the operation before took longer than a tick. */
   overruns: number;
+  /** Proposals the churn left under review, published after it stopped (before the checks). */
+  proposalsPublishedAtEnd: number;
   samples: number;
   /** Samples before this are left out of the slopes. */
   warmupSeconds: number;

@@ -29,7 +29,8 @@ import {
 /** Patches the bench sends at once (the same bound the set controller uses for its writes). */
 const PATCH_CONCURRENCY = 16;
 
-const inGit = (lifecycle: string) => (pr: KubeObject | undefined) => {
+/** Ready=True saying git has the revision at `lifecycle`, for its current spec. */
+export const inGit = (lifecycle: string) => (pr: KubeObject | undefined) => {
   const ready = conditionOf(pr, "Ready");
   return (
     ready?.status === "True" &&

@@ -3,7 +3,7 @@
 // injection point) are created, edited (labels, injectors, pipeline) and deleted on a bounded
 // set of slots; the ConfigMaps they inject are created, edited and deleted; drafts are proposed
 // and published; the upstream publishes a new base-ns revision and the fleet's set upgrades.
-import { conditionOf, paths, type KubeObject } from "../../bench/kube";
+import { paths } from "../../bench/kube";
 import { fleetSet, SET_NAME } from "../../bench/scenarios/fanout";
 import {
   BLUEPRINTS,
@@ -14,6 +14,7 @@ import {
   upstreamPackage,
   type Fleet,
 } from "../../bench/scenarios/fleet";
+import { inGit, moveAll } from "../../bench/scenarios/upgrade";
 import type { DemoPackage } from "../../hack/demo/packages";
 import type { FaultContext } from "../context";
 import { pick } from "../soak-stats";
@@ -23,6 +24,8 @@ const VARIANT_SLOTS = 6;
 /** ConfigMaps soak-endpoints-0 … 2 the direct variants inject. */
 const CONFIG_MAPS = 3;
 const PV_LABEL = "config.porch.kpt.dev/packagevariant";
+/** How long a proposal may take to reach git once the churn stopped. */
+const REVIEW_BOUND_MS = 120_000;
 
 export const OPERATION_WEIGHTS = {
   createVariant: 3,
@@ -42,6 +45,12 @@ export type Operation = keyof typeof OPERATION_WEIGHTS;
 export interface Churn {
   /** Runs one operation; resolves with what was done (an operation without a target is "idle"). */
   step(): Promise<string>;
+  /**
+   * Publishes every variant revision the churn left under review (Proposed), once git has it
+   * Proposed: a proposal waits on a person, and the soak ends their reviews before it looks
+   * for errors (a variant whose upstream moved meanwhile then upgrades). Resolves with how many.
+   */
+  endReviews(): Promise<number>;
 }
 
 const variantName = (slot: number) => `soak-${slot}`;
@@ -213,6 +222,24 @@ export function startChurn(ctx: FaultContext, fleet: Fleet, random: () => number
   };
 
   return {
+    async endReviews() {
+      const proposed = () => variantRevisions("Proposed");
+      const waiting = () => proposed().filter(pr => !inGit("Proposed")(pr));
+      // One that never gets there stays Proposed, and its condition is what the check reports.
+      await fleet.revisions
+        .until(
+          "every proposal Proposed in git",
+          () => (waiting().length === 0 ? true : undefined),
+          REVIEW_BOUND_MS,
+          () => `${waiting().length} not yet Proposed in git`,
+        )
+        .catch(() => undefined);
+      const names = proposed()
+        .filter(inGit("Proposed"))
+        .map(pr => pr.metadata.name);
+      if (names.length > 0) await moveAll(ctx, fleet, names, "Published");
+      return names.length;
+    },
     async step() {
       const op = pick(random, OPERATION_WEIGHTS);
       try {
@@ -226,13 +253,3 @@ export function startChurn(ctx: FaultContext, fleet: Fleet, random: () => number
     },
   };
 }
-
-/** Ready=True saying git has the revision at `lifecycle` for its current spec. */
-const inGit = (lifecycle: string) => (pr: KubeObject) => {
-  const ready = conditionOf(pr, "Ready");
-  return (
-    ready?.status === "True" &&
-    ready.message === `${lifecycle} in git` &&
-    ready.observedGeneration === pr.metadata.generation
-  );
-};

@@ -120,7 +120,8 @@ async function run(ctx: FaultContext, sizes: { minutes: number }): Promise<SoakR
       await sampling;
     }
     await take();
-    ctx.log("churn stopped; waiting for the operator to settle");
+    const reviewed = await churn.endReviews();
+    ctx.log(`churn stopped; ${reviewed} proposals published; waiting for the operator to settle`);
     await settled(ctx, 5000);
     const leftovers = await leftoverErrors(ctx, fleet.ns);
     for (const line of leftovers) ctx.log(`left behind: ${line}`);
@@ -151,6 +152,7 @@ async function run(ctx: FaultContext, sizes: { minutes: number }): Promise<SoakR
       operations,
       ticks,
       overruns,
+      proposalsPublishedAtEnd: reviewed,
       samples: samples.length,
       warmupSeconds: Math.round((durationMs / 1000) * WARMUP_SHARE),
       watcherRestarts: [...pids].filter(p => p !== firstPid).length,
