@@ -84,20 +84,26 @@ async function applyGitStatus(
   );
 }
 
-/** A revision found in git becomes a PackageRevision (and its files a PackageRevisionResources). */
+/**
+ * A revision found in git becomes a PackageRevision (and its files a PackageRevisionResources).
+ * Created, never applied: an object of that name made through the API after the sync listed
+ * (its source pushed before the sync read git) is newer than what git said then, and may ask
+ * for more (a proposal); writing git's lifecycle over it would move git back. Says whether it
+ * created one; an existing object is refreshed by the next sync.
+ */
 async function createMirror(
   ctx: OperatorContext,
   repo: Repository,
   store: ContentStore,
   info: PackageRevisionInfo,
-): Promise<void> {
+): Promise<boolean> {
   const namespace = repo.metadata?.namespace ?? "";
   const name = packageRevisionObjectName(
     repo.metadata?.name ?? "",
     info.packageName,
     info.workspaceName,
   );
-  const pr = await ctx.cluster.apply(
+  const pr = await ctx.cluster.create(
     PackageRevisionKind,
     {
       metadata: {
@@ -113,11 +119,13 @@ async function createMirror(
         lifecycle: info.lifecycle,
       },
     },
-    FIELD_MANAGER,
+    { tolerateExisting: true },
   );
+  if (!pr) return false;
   const content = await store.getPackageContent(info);
   await applyGitStatus(ctx, name, namespace, store, info, content);
   await writeResources(ctx, pr, content.files, FIELD_MANAGER);
+  return true;
 }
 
 /**
@@ -217,8 +225,7 @@ export async function mirrorRevisions(
       if (pr) {
         if (!pr.spec?.source || backedByGit(pr)) await refreshMirror(ctx, store, info, pr);
       } else {
-        await createMirror(ctx, repo, store, info);
-        created++;
+        if (await createMirror(ctx, repo, store, info)) created++;
       }
     } catch (error) {
       // A revision that vanished between the listing and the read is picked up next sync.
