@@ -1,5 +1,7 @@
 import type { OperatorContext } from "../context";
-import { PackageRevision } from "../../crd-types";
+import { PackageRevision, PackageRevisionKind } from "../../crd-types";
+import { refOf } from "../../lib/cluster/port";
+import type { ReconcileResult } from "../../lib/controller/work-queue";
 import {
   ContentStore,
   isGitStoreError,
@@ -32,6 +34,22 @@ function publishedFields(store: ContentStore, info: PackageRevisionInfo) {
   };
 }
 
+/** Back soon after skipping a stale copy, should the newer object's event not come. */
+const STALE_COPY_REQUEUE_MS = 1000;
+
+/**
+ * Whether the API server's object is still the version `pr` is a copy of. A move in git is not
+ * undone by the next reconcile as a status write is (undoing it is another move, and a publish
+ * is never undone), so it is not made from a copy older than the object: a watch cache lags by
+ * an event, a reconcile that rendered for seconds holds the copy it started with, and two
+ * controller processes overlap while a Deployment rolls. The newer version's own event
+ * reconciles it. One GET per move; moves are few.
+ */
+async function asksStill(ctx: OperatorContext, pr: PackageRevision): Promise<boolean> {
+  const now = await ctx.api.get(PackageRevisionKind, refOf(pr));
+  return now !== undefined && now.metadata?.generation === pr.metadata?.generation;
+}
+
 const fail = (ctx: OperatorContext, pr: PackageRevision, message: string) =>
   applyCoreStatus(ctx, pr, {}, [{ type: "Ready", status: "False", reason: "Failed", message }]);
 
@@ -44,7 +62,7 @@ export async function reconcileLifecycle(
   ctx: OperatorContext,
   pr: PackageRevision,
   store: ContentStore,
-): Promise<void> {
+): Promise<ReconcileResult | void> {
   const wanted = (pr.spec?.lifecycle ?? "Draft") as Lifecycle;
   let info = await currentInfo(store, pr);
   if (!info) {
@@ -61,6 +79,14 @@ export async function reconcileLifecycle(
     const unmet = wanted === "Published" ? unmetReadinessGates({ ...pr.spec, ...pr.status }) : [];
     if (unmet.length > 0)
       return void (await fail(ctx, pr, `readiness gates not met: ${unmet.join(", ")}`));
+    if (!(await asksStill(ctx, pr))) return { requeueAfterMs: STALE_COPY_REQUEUE_MS };
+    // Who moved what in git, and on which version of the object: the trail an audit follows.
+    ctx.log.info(`moving ${pr.metadata?.name} from ${info.lifecycle} to ${wanted} in git`, {
+      namespace: pr.metadata?.namespace,
+      resourceVersion: pr.metadata?.resourceVersion,
+      generation: pr.metadata?.generation,
+      commit: info.commit,
+    });
     try {
       info = await store.updateLifecycle(gitKey(pr), wanted);
     } catch (error) {

@@ -88,5 +88,5 @@ async function reconcileSteps(
       throw new Error(`unknown source outcome ${JSON.stringify(unknown)}`);
     }
   }
-  await reconcileLifecycle(ctx, pr, repo.store);
+  return reconcileLifecycle(ctx, pr, repo.store);
 }
