@@ -5,24 +5,11 @@ import { promisify } from "node:util";
 import { conditionOf, paths, type KubeObject } from "../bench/kube";
 import type { Fleet } from "../bench/scenarios/fleet";
 import type { FaultContext } from "./context";
+import type { FleetCounts } from "./results";
 
 const run = promisify(execFile);
 
-export interface FleetAudit {
-  /** PackageVariants in the namespace. */
-  variants: number;
-  /** Second PackageVariants of one target, second open drafts of one variant, second draft branches of one package. */
-  duplicates: number;
-  /** drafts/ or proposed/ branches in git that no PackageRevision stands for. */
-  orphanBranches: number;
-  /** Targets without a PackageVariant or without their open draft; drafts whose branch is gone. */
-  lost: number;
-  /** Open drafts not rendered at their current resources. */
-  unrendered: number;
-  /** Published revisions whose <package>/v<N> tag is missing in git, or tags moved since `tagsBefore`. */
-  missingTags: number;
-  /** Objects still deleting (a finalizer that was never removed). */
-  stuckFinalizers: number;
+export interface FleetAudit extends FleetCounts {
   /** One line per problem, for the log. */
   details: string[];
 }

@@ -33,28 +33,19 @@ export interface Killer {
 }
 
 /**
- * Kills the watcher `total` times, each `minMs`–`maxMs` after it came back, until stopped.
+ * Runs `attempt` until it has killed `total` times or stop() was called. An attempt resolves
+ * with whether it killed (false: nothing to kill this time); it is given the kills so far and
+ * whether stop() was called meanwhile, so it can give up between its steps.
  */
-export function startKiller(
-  ctx: FaultContext,
+export function killLoop(
   total: number,
-  window: { minMs: number; maxMs: number },
+  attempt: (killed: number, stopped: () => boolean) => Promise<boolean>,
 ): Killer {
   let stopped = false;
   let kills = 0;
-  const loop = async () => {
-    while (!stopped && kills < total) {
-      await sleep(randomMs(window.minMs, window.maxMs));
-      if (stopped) break;
-      const pid = ctx.pidOf("watcher");
-      if (pid === undefined) continue;
-      process.kill(pid, "SIGKILL");
-      kills += 1;
-      ctx.log(`watcher killed (${kills}/${total})`);
-      await watcherBack(ctx, pid);
-    }
-  };
-  const done = loop();
+  const done = (async () => {
+    while (!stopped && kills < total) if (await attempt(kills, () => stopped)) kills += 1;
+  })();
   return {
     get kills() {
       return kills;
@@ -65,4 +56,23 @@ export function startKiller(
     },
     done,
   };
+}
+
+/**
+ * Kills the watcher `total` times, each `minMs`–`maxMs` after it came back, until stopped.
+ */
+export function startKiller(
+  ctx: FaultContext,
+  total: number,
+  window: { minMs: number; maxMs: number },
+): Killer {
+  return killLoop(total, async (killed, stopped) => {
+    await sleep(randomMs(window.minMs, window.maxMs));
+    const pid = ctx.pidOf("watcher");
+    if (stopped() || pid === undefined) return false;
+    process.kill(pid, "SIGKILL");
+    ctx.log(`watcher killed (${killed + 1}/${total})`);
+    await watcherBack(ctx, pid);
+    return true;
+  });
 }

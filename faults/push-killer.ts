@@ -6,7 +6,7 @@ import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { PUSH_STARTED } from "../hack/git-server";
 import { randomMs, sleep, type FaultContext } from "./context";
-import type { Killer } from "./killer";
+import { killLoop, type Killer } from "./killer";
 
 /** The server's log; startProcess appends to it across restarts. */
 const logOf = (ctx: FaultContext) => join(ctx.env.stateDir, "logs", "git-server.log");
@@ -45,33 +45,18 @@ const POLL_MS = 10;
 
 /** Kills the git server `total` times, each as a push starts, until stopped. */
 export function startPushKiller(ctx: FaultContext, total: number, first = 0): PushKiller {
-  let stopped = false;
-  let kills = 0;
   const tail = new LogTail(logOf(ctx));
-  const loop = async () => {
-    while (!stopped && kills < total) {
-      if (!tail.pushStarted()) {
-        await sleep(POLL_MS);
-        continue;
-      }
-      await sleep(randomMs(KILL_DELAY.minMs, KILL_DELAY.maxMs));
-      await ctx.env.git.kill();
-      kills += 1;
-      ctx.log(`git server killed mid-push (${first + kills})`);
-      await sleep(randomMs(RESTART_PAUSE.minMs, RESTART_PAUSE.maxMs));
-      await ctx.env.git.restart();
-      tail.pushStarted(); // lines of the killed server's last moments are no new push
+  return killLoop(total, async killed => {
+    if (!tail.pushStarted()) {
+      await sleep(POLL_MS);
+      return false;
     }
-  };
-  const done = loop();
-  return {
-    get kills() {
-      return kills;
-    },
-    stop: async () => {
-      stopped = true;
-      await done;
-    },
-    done,
-  };
+    await sleep(randomMs(KILL_DELAY.minMs, KILL_DELAY.maxMs));
+    await ctx.env.git.kill();
+    ctx.log(`git server killed mid-push (${first + killed + 1})`);
+    await sleep(randomMs(RESTART_PAUSE.minMs, RESTART_PAUSE.maxMs));
+    await ctx.env.git.restart();
+    tail.pushStarted(); // lines of the killed server's last moments are no new push
+    return true;
+  });
 }

@@ -2,17 +2,28 @@
 // to judge them (the machine, the time each scenario took, what was violated).
 import type { Machine } from "../bench/metrics";
 
-export interface WatcherKillsResult {
+/** What an audit of a variant fleet counts, from the API and from git (faults/audit.ts). */
+export interface FleetCounts {
+  /** PackageVariants in the namespace. */
+  variants: number;
+  /** Second PackageVariants of one target, second open drafts of one variant, second draft branches of one package. */
+  duplicates: number;
+  /** drafts/ or proposed/ branches in git that no PackageRevision stands for. */
+  orphanBranches: number;
+  /** Targets without a PackageVariant or without their open draft; drafts whose branch is gone. */
+  lost: number;
+  /** Open drafts not rendered at their current resources. */
+  unrendered: number;
+  /** Published revisions whose <package>/v<N> tag is missing in git, or tags moved since `tagsBefore`. */
+  missingTags: number;
+  /** Objects still deleting (a finalizer that was never removed). */
+  stuckFinalizers: number;
+}
+
+export interface WatcherKillsResult extends FleetCounts {
   cycles: number;
   /** Kills during each phase (a phase done before its share carries the rest over). */
   killsByPhase: Record<string, number>;
-  variants: number;
-  duplicates: number;
-  orphanBranches: number;
-  lost: number;
-  unrendered: number;
-  missingTags: number;
-  stuckFinalizers: number;
   seconds: number;
 }
 

@@ -49,20 +49,15 @@ async function run(ctx: FaultContext, sizes: { cycles: number; variants: number 
     }
     ctx.log(`kills by phase: ${JSON.stringify(killsByPhase)}`);
     await settled(ctx);
-    const audit = await auditFleet(ctx, fleet, { openDrafts: true, tagsBefore });
-    for (const line of audit.details) ctx.log(line);
+    const { details, ...counts } = await auditFleet(ctx, fleet, { openDrafts: true, tagsBefore });
+    for (const line of details) ctx.log(line);
     ctx.log("deleting the set");
     const left = await deleteSet(ctx, fleet, DELETE_BOUND_MS);
     return {
       cycles: kills,
       killsByPhase,
-      variants: audit.variants,
-      duplicates: audit.duplicates,
-      orphanBranches: audit.orphanBranches,
-      lost: audit.lost,
-      unrendered: audit.unrendered,
-      missingTags: audit.missingTags,
-      stuckFinalizers: audit.stuckFinalizers + left,
+      ...counts,
+      stuckFinalizers: counts.stuckFinalizers + left,
       seconds: Math.round((performance.now() - started) / 1000),
     } satisfies WatcherKillsResult;
   } finally {
