@@ -360,13 +360,21 @@ const UNAVAILABLE_CODES = new Set([
  * away mid-answer, or a 502/503/504. Exported for tests.
  */
 export function isoUnavailable(err: unknown): boolean {
-  const status = httpStatus(err);
-  if (status !== undefined) return UNAVAILABLE_STATUSES.includes(status);
-  // Duck-typed: a socket error may come from another realm (a test runner's) than Error here.
-  if (err === null || typeof err !== "object") return false;
-  const { code, cause } = err as { code?: unknown; cause?: unknown };
-  return UNAVAILABLE_CODES.has(String(code)) || (cause !== undefined && isoUnavailable(cause));
+  // Node and undici wrap a socket error once or twice; a chain deeper than this, or one that
+  // loops, is no network failure we know.
+  for (let at = err, depth = 0; depth < MAX_CAUSE_DEPTH; depth++) {
+    const status = httpStatus(at);
+    if (status !== undefined) return UNAVAILABLE_STATUSES.includes(status);
+    // Duck-typed: a socket error may come from another realm (a test runner's) than Error here.
+    if (at === null || typeof at !== "object") return false;
+    const { code, cause } = at as { code?: unknown; cause?: unknown };
+    if (UNAVAILABLE_CODES.has(String(code))) return true;
+    at = cause;
+  }
+  return false;
 }
+
+const MAX_CAUSE_DEPTH = 8;
 
 /** What the message of a failed isomorphic-git network call may say. Exported for tests. */
 export function isoFailure(err: unknown): string {

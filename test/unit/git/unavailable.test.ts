@@ -1,6 +1,7 @@
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { GitContentStore, failureReason, type GitClientKind } from "../../../lib/git";
+import { isoUnavailable } from "../../../lib/git/iso-client";
 import type { GitNetwork } from "../../../lib/git/network";
 import { startBodyServer, type HostileServer } from "../../support/hostile-servers";
 import { CLIENTS, startFixture, track, type Fixture } from "./helpers";
@@ -85,5 +86,21 @@ describe.each(CLIENTS)("the %s client against a git server that is not there", c
     const err = await openFailure(client, `${await httpServer(404)}/r.git`);
     expect(err).toMatchObject({ code: "Transport" });
     expect(failureReason(err, "Error")).toBe("Error");
+  });
+});
+
+describe("isoUnavailable", () => {
+  it("follows a cause chain to a refused connection", () => {
+    const refused = Object.assign(new Error("connect"), { code: "ECONNREFUSED" });
+    expect(isoUnavailable(new Error("fetch failed", { cause: refused }))).toBe(true);
+  });
+
+  it("ends on a cause chain that loops, or one deeper than any library makes", () => {
+    const looping = new Error("a") as Error & { cause?: unknown };
+    looping.cause = looping;
+    expect(isoUnavailable(looping)).toBe(false);
+    let deep: unknown = Object.assign(new Error("connect"), { code: "ECONNREFUSED" });
+    for (let i = 0; i < 100_000; i++) deep = { cause: deep };
+    expect(isoUnavailable(deep)).toBe(false);
   });
 });
