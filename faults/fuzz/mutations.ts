@@ -48,11 +48,15 @@ export type MutationKind = (typeof MUTATION_KINDS)[number];
 
 type Mutation = (rng: Rng, obj: JsonObject, kind: FuzzKind) => string | undefined;
 
-/** Replaces the node at a random path of `paths` with `value(path)`. */
+/**
+ * Replaces the node at a random path of `paths` with a copy of `value(path)`: values come from
+ * shared pools (hostile.ts), and a later mutation of the same case may write into what this one
+ * put there, which would change the pool for every case after it or nest a value into itself.
+ */
 function replace(rng: Rng, obj: JsonObject, paths: Path[], value: (p: Path) => Json) {
   if (paths.length === 0) return undefined;
   const path = rng.pick(paths);
-  setAt(obj, path, value(path));
+  setAt(obj, path, structuredClone(value(path)));
   return fieldPath(path);
 }
 
@@ -140,7 +144,7 @@ export const MUTATIONS: Record<MutationKind, Mutation> = {
     if (fields.length === 0) return undefined;
     // Half the cases get every enum of the kind wrong at once.
     const chosen = rng.chance(0.5) ? fields : [rng.pick(fields)];
-    for (const path of chosen) setAt(obj, path, rng.pick(WRONG_ENUMS));
+    for (const path of chosen) setAt(obj, path, structuredClone(rng.pick(WRONG_ENUMS)));
     return chosen.map(fieldPath).join(",");
   },
   celUnparsable: (rng, obj) => replace(rng, obj, celPaths(obj), () => rng.pick(CEL_UNPARSABLE)),
