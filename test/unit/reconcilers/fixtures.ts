@@ -1,3 +1,4 @@
+import { reconcilePackageRevision } from "../../../capabilities/package-revision/reconcile";
 import {
   PackageRevision,
   PackageRevisionKind,
@@ -94,6 +95,18 @@ export async function draftRevision(
   const pr = await h.cluster.get(PackageRevisionKind, { namespace: NS, name });
   if (!pr) throw new Error(`${name} was not created`);
   return { pr, store, key };
+}
+
+/**
+ * A Draft of package "app" holding a ConfigMap and a labelling pipeline, rendered by one
+ * reconcile, with the key its controller queues it under.
+ */
+export async function renderedDraft(h: TestOperator): Promise<Draft & { queueKey: string }> {
+  const files = { Kptfile: labellingKptfile("app"), "configmap.yaml": configMap("app") };
+  const d = await draftRevision(h, files);
+  const queueKey = `${NS}/${d.pr.metadata?.name}`;
+  await reconcilePackageRevision(queueKey, h.ctx);
+  return { ...d, queueKey };
 }
 
 /** The object as the cluster holds it now (fails the test when it is gone). */
