@@ -16,6 +16,10 @@ function section(results: CampaignResults, name: ScenarioName): string[] {
   const result = results[name];
   const violations = results.violations[name];
   const head = `## ${TITLES[name]} (\`${name}\`)`;
+  const again = results.reruns?.[name];
+  const rerun = again
+    ? [`Run again at commit ${again.commit}, ${again.date}: ${again.why}`, ""]
+    : [];
   if (!result)
     return [
       head,
@@ -30,7 +34,7 @@ function section(results: CampaignResults, name: ScenarioName): string[] {
     violations && violations.length > 0
       ? `**Invariants broken:** ${violations.join("; ")}`
       : "Every invariant held.";
-  return [head, "", "| key | value |", "|---|---|", ...rows, "", verdict, ""];
+  return [head, "", ...rerun, "| key | value |", "|---|---|", ...rows, "", verdict, ""];
 }
 
 export function markdown(results: CampaignResults): string {

@@ -136,4 +136,9 @@ export interface CampaignResults extends Partial<ScenarioResults> {
   violations: Partial<Record<ScenarioName, string[]>>;
   /** Bugs the campaign found, each fixed with a regression test in `npm test`. */
   foundAndFixed: string[];
+  /**
+   * Scenarios run again after the campaign (`--rerun`), each with the commit and date of that
+   * run and why; their results replaced the campaign's.
+   */
+  reruns?: Partial<Record<ScenarioName, { commit: string; date: string; why: string }>>;
 }

@@ -1,6 +1,6 @@
 // `npm run faults [-- --short] [--scenarios watcherKills,gitServerKills,apiServerRestarts,fuzz,soak]
-//   [--out faults/results] [--soak-minutes N]`: the fault campaign on the embedded default
-// (faults/README.md).
+//   [--out faults/results] [--soak-minutes N] [--rerun "<why>"]`: the fault campaign on the
+//   embedded default (faults/README.md).
 // Exits 1 when an invariant did not hold.
 import { join, resolve } from "node:path";
 import { repoRoot } from "../hack/cluster/paths";
@@ -25,11 +25,14 @@ async function main(): Promise<number> {
   // --soak-minutes: a soak of another length than the size's (a 10-minute check of the soak).
   const sizes = short ? SHORT : FULL;
   const soakMinutes = Number(option("soak-minutes", String(sizes.soak.minutes)));
+  // --rerun "<why>": run the scenarios again into the results in --out, saying why.
+  const rerun = option("rerun", "") || undefined;
   const results = await runCampaign({
     sizes: { ...sizes, soak: { minutes: soakMinutes } },
     names,
     short,
     out,
+    rerun,
   });
   const broken = Object.entries(results.violations).filter(([, v]) => v && v.length > 0);
   for (const [name, v] of broken) process.stderr.write(`[faults] ${name}: ${v?.join("; ")}\n`);

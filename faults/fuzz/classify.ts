@@ -4,8 +4,10 @@
 // `.field` or `[index]` segment, or by ": " (Kubernetes' field error about that root field
 // itself, "spec: Invalid value: ..."), standing at the start, after a space, a bracket, a
 // quote or a dot ("spec.targets[0].template.labelExprs[1].valueExpr: ...", "must specify at
-// least one item in spec.targets"). A kind or group ("PackageVariant.config.porch.kpt.dev")
-// does not count: it says what, not where; nor does a Go type ("ObjectMeta.name").
+// least one item in spec.targets"); a root followed by "." and a quote is its field named ""
+// (the API server's strict decoding: unknown field "spec."). A kind or group
+// ("PackageVariant.config.porch.kpt.dev") does not count: it says what, not where; nor does a
+// Go type ("ObjectMeta.name").
 
 export type Verdict = "allowed" | "denied" | "serverError" | "unnamedDenial";
 
@@ -13,7 +15,7 @@ export type Verdict = "allowed" | "denied" | "serverError" | "unnamedDenial";
 export const ACTION_FAILED = "Action failed with error";
 
 const FIELD_PATH =
-  /(?:^|[\s[("'`.])(?:spec|metadata|status)(?:(?:\.[A-Za-z_$][\w$-]*|\[[^\]]*\])+|: )/;
+  /(?:^|[\s[("'`.])(?:spec|metadata|status)(?:(?:\.[A-Za-z_$][\w$-]*|\[[^\]]*\])+|: |\.(?=["'`]))/;
 
 interface Status {
   message?: string;

@@ -56,6 +56,9 @@ describe("namesFieldPath", () => {
     'spec.resources["Kptfile"] pipeline.mutators[0]: exec function',
     'is invalid: spec: Invalid value: "string": spec in body must be of type object',
     "[spec.lifecycle: Unsupported value]",
+    // A field named "" under spec, as the API server's strict decoding names it.
+    'strict decoding error: unknown field "spec."',
+    'unknown field "spec.template."',
   ])("finds one in %s", text => expect(namesFieldPath(text)).toBe(true));
 
   it.each([
@@ -64,5 +67,6 @@ describe("namesFieldPath", () => {
     "metadata",
     "inspect.labels: not ours",
     "cannot unmarshal array into Go struct field ObjectMeta.name of type string",
+    "a spec. Nothing else",
   ])("finds none in %s", text => expect(namesFieldPath(text)).toBe(false));
 });
