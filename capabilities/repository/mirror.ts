@@ -151,7 +151,7 @@ async function refreshMirror(
       PackageRevisionKind,
       {
         metadata: { name, namespace },
-        // Every spec field this manager applied at creation, or server-side apply drops them.
+        // Every spec field: one this manager applied before and left out would be dropped.
         spec: {
           packageName: info.packageName,
           repository: pr.spec?.repository,
