@@ -1,12 +1,21 @@
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { builtName, goBuild, ldflags } from "../cluster/build";
 import { log } from "../progress";
-import { buildDir, localNodeModules, NodeBuild, nodeBinary, nodeBuilds, nodeDir } from "./paths";
+import { buildDir, localNodeModules, NodeBuild, nodeBuilds, nodeDir } from "./paths";
 
-function missing(build: NodeBuild): boolean {
-  return Object.keys(build.binaries).some(name => !existsSync(nodeBinary(name, build.dir)));
+/**
+ * Left next to a runc built without seccomp by earlier versions of this file, which fell back to
+ * that build when libseccomp was missing. Such a binary is never reused: every Pod asking for a
+ * seccomp profile fails to start under it ("seccomp not supported").
+ */
+export const DEGRADED_MARKER = "runc.no-seccomp";
+
+/** Whether `build` must be built into `dir`: a binary is absent, or the build there is degraded. */
+export function needsBuild(build: NodeBuild, dir = buildDir(build.dir)): boolean {
+  if (existsSync(join(dir, DEGRADED_MARKER))) return true;
+  return Object.keys(build.binaries).some(name => !existsSync(join(dir, name)));
 }
 
 /** libseccomp's headers and library, which runc's seccomp support links against. */
@@ -21,18 +30,17 @@ function hasLibseccomp(): boolean {
 
 /**
  * runc without libseccomp cannot apply seccomp profiles: Pods that ask for RuntimeDefault (the
- * Pepr controller's do) then fail to start. Building without it beats not building at all, but
- * it is said out loud and recorded next to the binary.
+ * Pepr controller's do) then fail to start. No such runc is built, so none is cached.
  */
-function runcBuild(build: NodeBuild): NodeBuild {
-  if (hasLibseccomp()) return build;
-  log("libseccomp not found (Debian: apt-get install -y libseccomp-dev pkg-config):");
-  log("building runc WITHOUT seccomp; Pods with a seccomp profile will fail to start");
-  return { ...build, tags: build.tags?.filter(t => t !== "seccomp") };
+function assertBuildable(key: string): void {
+  if (key !== "runc" || hasLibseccomp()) return;
+  throw new Error(
+    "runc needs libseccomp to apply seccomp profiles, and it was not found: run `sudo apt-get install -y libseccomp-dev pkg-config` (npm test does so itself as root)",
+  );
 }
 
 async function buildOne(key: string, build: NodeBuild): Promise<void> {
-  const effective = key === "runc" ? runcBuild(build) : build;
+  assertBuildable(key);
   const target = buildDir(build.dir);
   mkdirSync(nodeDir(), { recursive: true });
   const out = mkdtempSync(join(nodeDir(), `build-${key}-`));
@@ -42,15 +50,15 @@ async function buildOne(key: string, build: NodeBuild): Promise<void> {
       packages: Object.values(build.binaries),
       out,
       label: `go build ${key}`,
-      ldflags: key === "kubernetes" ? ldflags() : effective.ldflags,
-      tags: effective.tags,
-      cgo: effective.cgo,
+      ldflags: key === "kubernetes" ? ldflags() : build.ldflags,
+      tags: build.tags,
+      cgo: build.cgo,
     });
     mkdirSync(target, { recursive: true });
     for (const [name, pkg] of Object.entries(build.binaries)) {
       renameSync(join(out, builtName(pkg)), join(target, name));
     }
-    if (effective !== build) writeFileSync(join(target, "runc.no-seccomp"), "");
+    rmSync(join(target, DEGRADED_MARKER), { force: true });
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
@@ -64,7 +72,7 @@ async function buildOne(key: string, build: NodeBuild): Promise<void> {
  * with the control plane's build.
  */
 export async function ensureNodeBinaries(): Promise<string> {
-  const todo = Object.entries(nodeBuilds).filter(([, build]) => missing(build));
+  const todo = Object.entries(nodeBuilds).filter(([, build]) => needsBuild(build));
   if (todo.length === 0) return nodeDir();
   log(`building the node (${todo.map(([k]) => k).join(", ")}) into ${nodeDir()} (first time only)`);
   mkdirSync(dirname(nodeDir()), { recursive: true });
