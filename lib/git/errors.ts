@@ -69,6 +69,14 @@ export function isTransientGitError(err: unknown): boolean {
   );
 }
 
+/**
+ * Content the operator refuses to carry (a file, package or fetch over a limit; a file that is
+ * not UTF-8): permanent until git changes, and said on the object that needed it.
+ */
+export function isRefusedContent(err: unknown): err is GitStoreError {
+  return isGitStoreError(err, "ContentTooLarge") || isGitStoreError(err, "NotUTF8");
+}
+
 /** HTTP statuses of a server that is there but cannot serve now (a proxy without its backend). */
 export const UNAVAILABLE_STATUSES = [502, 503, 504];
 
