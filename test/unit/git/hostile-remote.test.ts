@@ -91,7 +91,11 @@ describe.each(CLIENTS)("the %s client against hostile remotes", client => {
     it("stops reading an answer larger than the per-fetch limit", async () => {
       // A ref advertisement that never ends: 2 MiB against a 1 MiB limit.
       const big = await started(startBodyServer(200, "0".repeat(2 * 1024 * 1024)));
-      const s = await store(client, `${big.url}/repo.git`, network({ limits: { ...DEFAULT_CONTENT_LIMITS, maxFetchBytes: 1 << 20 } }));
+      const s = await store(
+        client,
+        `${big.url}/repo.git`,
+        network({ limits: { ...DEFAULT_CONTENT_LIMITS, maxFetchBytes: 1 << 20 } }),
+      );
       await expect(s.open()).rejects.toMatchObject({
         code: "ContentTooLarge",
         message: `git server ${big.url}/repo.git answered with more than the fetch may take: over the per-fetch limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_FETCH_BYTES)`,
