@@ -77,11 +77,16 @@ export class CliGitClient implements GitClient {
     const before = await this.localRefs();
     const bound = await PackBound.start(this.opts.gitdir, limitsOf(this.network));
     try {
-      // unpackLimit=1: what arrives is kept as a pack file, whose growth the bound can watch.
+      // unpackLimit=1: what arrives is kept as a pack file, whose growth the bound can watch;
+      // gc.auto=0: no repack during the fetch writes a pack the bound would count (or remove).
       await this.git(
         [
           "-c",
           "fetch.unpackLimit=1",
+          "-c",
+          "gc.auto=0",
+          "-c",
+          "maintenance.auto=false",
           "fetch",
           "--quiet",
           "--prune",
@@ -104,6 +109,8 @@ export class CliGitClient implements GitClient {
     } finally {
       bound.stop();
     }
+    // The housekeeping the fetch would have done, now that what it brought is within bounds.
+    await this.git(["gc", "--auto", "--quiet"]);
     const refs: RefMap = new Map();
     for (const line of await this.localRefs()) {
       const [local, oid, peeled] = line.split(" ");

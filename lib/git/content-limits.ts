@@ -140,3 +140,16 @@ export function decodeFile(path: string, bytes: Uint8Array): string {
     );
   }
 }
+
+/**
+ * Both clients decode tree entry names as UTF-8, so a name that is not shows U+FFFD: refused,
+ * as its file would be written back under another name. (A name that holds U+FFFD itself is
+ * refused too; no tool writes one on purpose.)
+ */
+export function checkFileName(path: string): void {
+  if (path.includes("\ufffd"))
+    throw new GitStoreError(
+      "NotUTF8",
+      `file name ${printableName(path)} is not UTF-8; package files are carried under their names as text`,
+    );
+}

@@ -6,6 +6,7 @@ import { GitStoreError } from "./errors";
 import { fileNameProblem, printableName } from "../packages/file-names";
 import {
   ObjectTooLargeError,
+  checkFileName,
   checkPackageFiles,
   decodeFile,
   fileTooLarge,
@@ -155,6 +156,7 @@ export async function readFiles(
 ): Promise<Record<string, string>> {
   const listing = (await client.listTree(treeOid)).filter(e => e.type === "blob");
   checkPackageFiles(listing, limits);
+  for (const { path } of listing) checkFileName(path);
   let blobs: Map<string, Buffer>;
   try {
     blobs = await client.readBlobs([...new Set(listing.map(f => f.oid))]);

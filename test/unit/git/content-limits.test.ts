@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { GitContentStore, isGitStoreError } from "../../../lib/git";
 import { DEFAULT_CONTENT_LIMITS, type GitContentLimits } from "../../../lib/git/content-limits";
 import { gitNetworkFromEnv } from "../../../lib/git/network";
@@ -38,6 +39,9 @@ beforeAll(async () => {
     "binary/Kptfile": KPTFILE,
     "binary/blob.bin": BINARY,
   });
+  // A file name that is not UTF-8: only a Buffer path can make one.
+  await writeFiles(work, { "badname/Kptfile": KPTFILE });
+  writeFileSync(Buffer.concat([Buffer.from(`${work}/badname/bad`), Buffer.from([0xff])]), "a: 1\n");
   await git(work, "add", ".");
   await git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "content");
   await git(work, "tag", "v1");
@@ -94,6 +98,14 @@ describe.each(CLIENTS)("content limits and bytes (%s)", client => {
       code: "NotUTF8",
       message:
         'file "blob.bin" is not UTF-8 text; package files are carried as text, so binary files are not supported',
+    });
+  });
+
+  it("refuses a file whose name is not UTF-8 instead of renaming it", async () => {
+    expect(await refusal(await store(), "badname")).toEqual({
+      code: "NotUTF8",
+      message:
+        'file name "bad\ufffd" is not UTF-8; package files are carried under their names as text',
     });
   });
 
