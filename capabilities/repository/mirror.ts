@@ -7,7 +7,9 @@ import {
 import { mapLimit } from "../../lib/controller/concurrency";
 import {
   ContentStore,
+  GitStoreError,
   isGitStoreError,
+  isRefusedContent,
   isPublished,
   PackageRevisionInfo,
   lockOf,
@@ -38,10 +40,34 @@ export async function listMirrored(
   });
 }
 
+/** A revision's files, or why the operator does not carry them (said in its Synced condition). */
+type ReadContent = PackageContent | GitStoreError;
+
+async function readContent(store: ContentStore, info: PackageRevisionInfo): Promise<ReadContent> {
+  try {
+    return await store.getPackageContent(info);
+  } catch (error) {
+    if (isRefusedContent(error)) return error;
+    throw error;
+  }
+}
+
+/** Synced: read from git, or why not (content refused, a Kptfile that does not read). */
+function syncedCondition(info: PackageRevisionInfo, content: ReadContent, now: Date) {
+  const [status, reason, message]: ["True" | "False", string, string] =
+    content instanceof GitStoreError
+      ? ["False", content.code, `${NOT_MIRRORED}${content.message}`]
+      : info.kptfileError
+        ? ["False", "InvalidKptfile", info.kptfileError]
+        : ["True", "Synced", "read from git"];
+  return { type: "Synced", status, reason, message, lastTransitionTime: now.toISOString() };
+}
+
 /** What git says about a revision, under this controller's field manager. */
 function gitStatus(
   store: ContentStore,
   info: PackageRevisionInfo,
+  content: ReadContent,
   now: Date,
 ): PackageRevisionStatus {
   return {
@@ -49,15 +75,7 @@ function gitStatus(
     selfLock: lockOf(store.config.url, info),
     ...(info.publishedAt && { publishedAt: info.publishedAt }),
     ...(info.publishedBy && { publishedBy: info.publishedBy }),
-    conditions: [
-      {
-        type: "Synced",
-        status: info.kptfileError ? "False" : "True",
-        reason: info.kptfileError ? "InvalidKptfile" : "Synced",
-        message: info.kptfileError ?? "read from git",
-        lastTransitionTime: now.toISOString(),
-      },
-    ],
+    conditions: [syncedCondition(info, content, now)],
   };
 }
 
@@ -68,11 +86,12 @@ async function applyGitStatus(
   namespace: string,
   store: ContentStore,
   info: PackageRevisionInfo,
-  content: PackageContent,
+  content: ReadContent,
 ): Promise<void> {
   const status = {
-    ...gitStatus(store, info, ctx.now()),
-    ...(content.upstreamLock && { upstreamLock: content.upstreamLock }),
+    ...gitStatus(store, info, content, ctx.now()),
+    ...(!(content instanceof GitStoreError) &&
+      content.upstreamLock && { upstreamLock: content.upstreamLock }),
   };
   await ctx.cluster.apply(
     PackageRevisionKind,
@@ -89,13 +108,15 @@ async function applyGitStatus(
  * Created, never applied: an object of that name made through the API after the sync listed
  * (its source pushed before the sync read git) is newer than what git said then, and may ask
  * for more (a proposal); writing git's lifecycle over it would move git back. Says whether it
- * created one; an existing object is refreshed by the next sync.
+ * created one; an existing object is refreshed by the next sync. Files the operator does not
+ * carry are not written; the revision's Synced condition says why, and `refused` counts it.
  */
 async function createMirror(
   ctx: OperatorContext,
   repo: Repository,
   store: ContentStore,
   info: PackageRevisionInfo,
+  refused: Refused[],
 ): Promise<boolean> {
   const namespace = repo.metadata?.namespace ?? "";
   const name = packageRevisionObjectName(
@@ -122,9 +143,10 @@ async function createMirror(
     { tolerateExisting: true },
   );
   if (!pr) return false;
-  const content = await store.getPackageContent(info);
+  const content = await readContent(store, info);
   await applyGitStatus(ctx, name, namespace, store, info, content);
-  await writeResources(ctx, pr, content.files, FIELD_MANAGER);
+  if (content instanceof GitStoreError) refused.push({ name, message: content.message });
+  else await writeResources(ctx, pr, content.files, FIELD_MANAGER);
   return true;
 }
 
@@ -138,6 +160,7 @@ async function refreshMirror(
   store: ContentStore,
   info: PackageRevisionInfo,
   pr: PackageRevision,
+  refused: Refused[],
 ) {
   const name = pr.metadata?.name ?? "";
   const namespace = pr.metadata?.namespace ?? "";
@@ -163,10 +186,17 @@ async function refreshMirror(
     );
   }
   const lock = pr.status?.selfLock?.git;
-  if (lock?.commit === info.commit && pr.status?.revision === info.revision) return;
-  const content = await store.getPackageContent(info);
+  const synced = pr.status?.conditions?.find(c => c.type === "Synced");
+  if (lock?.commit === info.commit && pr.status?.revision === info.revision) {
+    // Refused at this commit already: said on the revision, counted again, not read again.
+    if (synced?.status === "False" && REFUSED_REASONS.includes(synced.reason ?? ""))
+      refused.push({ name, message: (synced.message ?? "").replace(NOT_MIRRORED, "") });
+    return;
+  }
+  const content = await readContent(store, info);
   await applyGitStatus(ctx, name, namespace, store, info, content);
-  if (isPublished(info.lifecycle)) await writeResources(ctx, pr, content.files, FIELD_MANAGER);
+  if (content instanceof GitStoreError) refused.push({ name, message: content.message });
+  else if (isPublished(info.lifecycle)) await writeResources(ctx, pr, content.files, FIELD_MANAGER);
 }
 
 /**
@@ -187,10 +217,21 @@ async function deleteMirror(ctx: OperatorContext, pr: PackageRevision): Promise<
 const workspaceOf = (r: { packageName?: string; workspaceName?: string }) =>
   `${r.packageName ?? ""}\u0000${r.workspaceName ?? ""}`;
 
+/** A revision mirrored without its files: its object name and why. */
+export interface Refused {
+  name: string;
+  message: string;
+}
+
+const REFUSED_REASONS = ["ContentTooLarge", "NotUTF8"];
+const NOT_MIRRORED = "its files are not mirrored: ";
+
 export interface MirrorResult {
   created: number;
   deleted: number;
   packages: number;
+  /** Revisions mirrored without their files, by name. */
+  refused: Refused[];
 }
 
 /**
@@ -210,6 +251,7 @@ export async function mirrorRevisions(
   const byName = new Map(existing.map(pr => [pr.metadata?.name ?? "", pr]));
   const byWorkspace = new Map(existing.map(pr => [workspaceOf(pr.spec ?? {}), pr]));
   const inGit = new Set<string>();
+  const refused: Refused[] = [];
   let created = 0;
   await mapLimit(revisions, CONCURRENCY, async info => {
     const name = packageRevisionObjectName(
@@ -223,9 +265,9 @@ export async function mirrorRevisions(
       // Created through the API and its source not run yet: what git has may not be its
       // content (the source step says whether it is), so git is not mirrored into it.
       if (pr) {
-        if (!pr.spec?.source || backedByGit(pr)) await refreshMirror(ctx, store, info, pr);
+        if (!pr.spec?.source || backedByGit(pr)) await refreshMirror(ctx, store, info, pr, refused);
       } else {
-        if (await createMirror(ctx, repo, store, info)) created++;
+        if (await createMirror(ctx, repo, store, info, refused)) created++;
       }
     } catch (error) {
       // A revision that vanished between the listing and the read is picked up next sync.
@@ -239,5 +281,6 @@ export async function mirrorRevisions(
     created,
     deleted: gone.length,
     packages: new Set(revisions.map(r => r.packageName)).size,
+    refused: refused.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
   };
 }

@@ -4,7 +4,7 @@ import { failureReason } from "../../lib/git";
 import { errorMessage } from "../../lib/errors";
 import type { OperatorContext } from "../context";
 import { splitKey } from "../../lib/controller/manager";
-import { listMirrored, mirrorRevisions } from "./mirror";
+import { listMirrored, mirrorRevisions, type MirrorResult } from "./mirror";
 import { nextSyncTime, runOnceDue, syncDue } from "./schedule";
 import { writeRepositoryStatus } from "./status";
 
@@ -18,6 +18,14 @@ function untilNext(repo: Repository, next: Date, now: Date): number {
   const times = [next.getTime()];
   if (runOnce.at && !runOnce.due) times.push(new Date(runOnce.at).getTime());
   return Math.max(1000, Math.min(...times) - now.getTime());
+}
+
+/** Says how many revisions were mirrored without their files, and names the first. */
+function syncMessage(revisions: number, result: MirrorResult): string {
+  const synced = `synced ${revisions} package revision(s) of ${result.packages} package(s)`;
+  const [first] = result.refused;
+  if (first === undefined) return synced;
+  return `${synced}; ${result.refused.length} mirrored without their files, first ${first.name}: ${first.message}`;
 }
 
 /**
@@ -52,7 +60,7 @@ export async function reconcileRepository(
     await writeRepositoryStatus(ctx, repo, {
       ready: true,
       reason: "Ready",
-      message: `synced ${revisions.length} package revision(s) of ${result.packages} package(s)`,
+      message: syncMessage(revisions.length, result),
       commit,
       packageCount: result.packages,
       syncedAt: now,

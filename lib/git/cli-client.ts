@@ -20,7 +20,15 @@ import {
   type TreeEntry,
 } from "./client";
 import { GitStoreError, PushRejectedError, displayUrl, scrubSecrets } from "./errors";
-import { assertUrlAllowed, checkedAddresses, gitNetworkFromEnv, type GitNetwork } from "./network";
+import {
+  assertUrlAllowed,
+  checkedAddresses,
+  gitNetworkFromEnv,
+  limitsOf,
+  type GitNetwork,
+} from "./network";
+import { objectLimit } from "./content-limits";
+import { PackBound, killGroup } from "./pack-bound";
 import { CatFileBatch } from "./cat-file";
 import { parseCommit, parseSignature } from "./commit-format";
 import { encodeCommit, encodeTree, parseTree, writeLooseObject } from "./loose-objects";
@@ -66,20 +74,45 @@ export class CliGitClient implements GitClient {
 
   async fetch(): Promise<RefMap> {
     const refspecs = ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"];
-    await this.git(
-      ["fetch", "--quiet", "--prune", "--no-write-fetch-head", this.opts.url, ...refspecs],
-      {
-        network: true,
-      },
-    );
-    const out = await this.git([
-      "for-each-ref",
-      "--format=%(refname) %(objectname) %(*objectname)",
-      "refs/remotes/origin/",
-      "refs/tags/",
-    ]);
+    const before = await this.localRefs();
+    const bound = await PackBound.start(this.opts.gitdir, limitsOf(this.network));
+    try {
+      // unpackLimit=1: what arrives is kept as a pack file, whose growth the bound can watch;
+      // gc.auto=0: no repack during the fetch writes a pack the bound would count (or remove).
+      await this.git(
+        [
+          "-c",
+          "fetch.unpackLimit=1",
+          "-c",
+          "gc.auto=0",
+          "-c",
+          "maintenance.auto=false",
+          "fetch",
+          "--quiet",
+          "--prune",
+          "--no-write-fetch-head",
+          this.opts.url,
+          ...refspecs,
+        ],
+        { network: true, spawned: bound.watch },
+      );
+      await bound.check();
+    } catch (err) {
+      if (!bound.exceeded) throw err;
+      // Refused, not half taken: the refs and packs are as they were before this fetch.
+      await this.restoreRefs(before);
+      await bound.discard();
+      throw new GitStoreError(
+        "ContentTooLarge",
+        `git fetch from ${displayUrl(this.opts.url)} brought more than it may: ${bound.says}`,
+      );
+    } finally {
+      bound.stop();
+    }
+    // The housekeeping the fetch would have done, now that what it brought is within bounds.
+    await this.git(["gc", "--auto", "--quiet"]);
     const refs: RefMap = new Map();
-    for (const line of out.stdout.toString("utf8").split("\n")) {
+    for (const line of await this.localRefs()) {
       const [local, oid, peeled] = line.split(" ");
       if (!local || !oid) continue;
       const remote = local.startsWith("refs/remotes/origin/")
@@ -89,6 +122,30 @@ export class CliGitClient implements GitClient {
       refs.set(remote, { oid, commit: peeled || oid });
     }
     return refs;
+  }
+
+  /** "<ref> <oid> <peeled>" lines of the remote-tracking branches and tags. */
+  private async localRefs(): Promise<string[]> {
+    const out = await this.git([
+      "for-each-ref",
+      "--format=%(refname) %(objectname) %(*objectname)",
+      "refs/remotes/origin/",
+      "refs/tags/",
+    ]);
+    return out.stdout
+      .toString("utf8")
+      .split("\n")
+      .filter(l => l !== "");
+  }
+
+  private async restoreRefs(before: string[]): Promise<void> {
+    const old = new Map(before.map(l => l.split(" ") as [string, string]));
+    const now = (await this.localRefs()).map(l => l.split(" ")[0]);
+    const script = [
+      ...now.filter(ref => !old.has(ref)).map(ref => `delete ${ref}`),
+      ...[...old].map(([ref, oid]) => `update ${ref} ${oid}`),
+    ];
+    await this.git(["update-ref", "--stdin"], { input: Buffer.from(`${script.join("\n")}\n`) });
   }
 
   async push(updates: RefUpdate[]): Promise<void> {
@@ -131,7 +188,7 @@ export class CliGitClient implements GitClient {
   }
 
   async listTree(treeOid: string): Promise<TreeEntry[]> {
-    const out = await this.git(["ls-tree", "-r", "-t", "-z", treeOid]);
+    const out = await this.git(["ls-tree", "-r", "-t", "-l", "-z", treeOid]);
     return splitDecoded(out.stdout, 0).map(parseLsTree);
   }
 
@@ -190,7 +247,7 @@ export class CliGitClient implements GitClient {
   }
 
   private async object(oid: string, type: string) {
-    const obj = await this.reader.read(oid);
+    const obj = await this.reader.read(oid, objectLimit(type, limitsOf(this.network)));
     if (obj.type !== type)
       throw new GitStoreError(
         "Transport",
@@ -201,7 +258,14 @@ export class CliGitClient implements GitClient {
 
   private async git(
     args: string[],
-    o: { input?: Buffer; env?: NodeJS.ProcessEnv; network?: boolean; bare?: boolean } = {},
+    o: {
+      input?: Buffer;
+      env?: NodeJS.ProcessEnv;
+      network?: boolean;
+      bare?: boolean;
+      /** Told the process (group leader of a network call) once it runs. */
+      spawned?: (pid: number | undefined) => void;
+    } = {},
   ): Promise<RunResult> {
     const full = o.bare === false ? args : [`--git-dir=${this.opts.gitdir}`, ...args];
     const pinned = o.network === true ? await this.pinnedAddresses() : [];
@@ -214,6 +278,7 @@ export class CliGitClient implements GitClient {
         stdio: ["pipe", "pipe", "pipe"],
         detached: o.network === true,
       });
+      o.spawned?.(child.pid);
       let timedOut = false;
       const timer =
         o.network === true
@@ -327,15 +392,6 @@ export function gitOwnLines(stderr: string): string {
     .join("; ");
 }
 
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
-}
-
 function gitEnv(authHeader: string | undefined, network: GitNetwork): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", LC_ALL: "C" };
   for (const k of [
@@ -396,10 +452,18 @@ export function splitDecoded(buf: Buffer, separator: number): string[] {
   return pieces;
 }
 
+/** "<mode> <type> <oid> <size>\t<path>", the size padded, "-" for a tree. */
 function parseLsTree(line: string): TreeEntry {
   const tab = line.indexOf("\t");
-  const [mode, type, oid] = line.slice(0, tab).split(" ");
-  return { mode, type: type as TreeEntry["type"], oid, path: line.slice(tab + 1) };
+  const [mode, type, oid, size] = line.slice(0, tab).split(/ +/);
+  const entry: TreeEntry = {
+    mode,
+    type: type as TreeEntry["type"],
+    oid,
+    path: line.slice(tab + 1),
+  };
+  if (type === "blob") entry.size = Number(size);
+  return entry;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -29,6 +29,8 @@ export interface TreeEntry {
   path: string; // entry name; a relative path in listTree results
   oid: string;
   type: "blob" | "tree" | "commit";
+  /** A blob's size in bytes, where the listing gives it (the CLI's; isomorphic-git's does not). */
+  size?: number;
 }
 
 export interface Signature {
@@ -67,6 +69,11 @@ export interface GitClient {
   readTree(treeOid: string): Promise<TreeEntry[]>;
   /** Every entry below a tree, recursively (trees included), paths relative to it. */
   listTree(treeOid: string): Promise<TreeEntry[]>;
+  /**
+   * The blobs' bytes. A blob over the per-file limit rejects with ObjectTooLargeError: the CLI
+   * never reads its body, isomorphic-git (whose packs are in memory already, bounded by the
+   * per-fetch limit) drops it.
+   */
   readBlobs(oids: string[]): Promise<Map<string, Buffer>>;
   writeBlobs(contents: Buffer[]): Promise<string[]>;
   writeTree(entries: TreeEntry[]): Promise<string>;

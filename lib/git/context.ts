@@ -22,7 +22,8 @@ import {
   trimSlashes,
 } from "./layout";
 import { withLock } from "./mutex";
-import { assertUrlAllowed, type GitNetwork } from "./network";
+import { assertUrlAllowed, limitsOf, type GitNetwork } from "./network";
+import type { GitContentLimits } from "./content-limits";
 import { selectRevision } from "./revision-rank";
 import { buildTree } from "./tree";
 import type {
@@ -79,6 +80,8 @@ export class RepoContext {
   private refs: RefMap | undefined;
   private lastFetch = 0;
   private initialised = false;
+  /** What reads of this repository's content may take. */
+  readonly limits: GitContentLimits;
 
   constructor(
     readonly config: NormalizedConfig,
@@ -95,6 +98,7 @@ export class RepoContext {
     };
     const kind = options.client ?? defaultClientKind();
     this.client = kind === "cli" ? new CliGitClient(clientOpts) : new IsoGitClient(clientOpts);
+    this.limits = limitsOf(network);
     this.discovery = new Discovery(this.client);
   }
 

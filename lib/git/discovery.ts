@@ -3,6 +3,8 @@
 import type { CommitInfo, GitClient, RefMap } from "./client";
 import { isKptfilePath, KPTFILE } from "../kpt/kptfile-name";
 import { readKptfile, type KptfileRead } from "../kpt/kptfile-read";
+import { decodeFile } from "./content-limits";
+import { isGitStoreError } from "./errors";
 import {
   HEADS,
   annotatedWorkspace,
@@ -202,11 +204,22 @@ export class Discovery {
     return oid;
   }
 
+  /** A Kptfile over the file limit or not UTF-8 is a Kptfile that does not read, not a failed sync. */
+  private async readKptfileBlob(blob: string): Promise<KptfileRead> {
+    try {
+      const bytes = (await this.client.readBlobs([blob])).get(blob) ?? Buffer.alloc(0);
+      return readKptfile(decodeFile(KPTFILE, bytes));
+    } catch (err) {
+      if (isGitStoreError(err, "ContentTooLarge") || isGitStoreError(err, "NotUTF8"))
+        return { ok: false, error: err.message.replace(/^git object [0-9a-f]+/, KPTFILE) };
+      throw err;
+    }
+  }
+
   private async kptfile(blob: string): Promise<KptfileRead> {
     let read = this.kptfiles.get(blob);
     if (read === undefined) {
-      const text = (await this.client.readBlobs([blob])).get(blob)?.toString("utf8") ?? "";
-      read = remember(this.kptfiles, blob, readKptfile(text));
+      read = remember(this.kptfiles, blob, await this.readKptfileBlob(blob));
     }
     return read;
   }

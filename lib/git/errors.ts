@@ -12,6 +12,8 @@ export type GitErrorCode =
   | "Timeout" // the git server did not answer in time (connect, idle or total timeout)
   | "Unavailable" // the server could not be reached (refused, reset, closed mid-answer) or answered 502/503/504
   | "URLNotAllowed" // the URL or the address it resolves to is refused by the URL policy
+  | "ContentTooLarge" // a file, package or fetch over a content limit (content-limits.ts)
+  | "NotUTF8" // a package file that is not UTF-8 text (files are carried as text)
   | "Transport"; // anything else from git / the network
 
 export class GitStoreError extends Error {
@@ -38,12 +40,18 @@ export function isGitStoreError(err: unknown, code?: GitErrorCode): err is GitSt
 /**
  * The condition reason of a failed git operation: a timeout, a server that is down and a refused
  * URL by name (a tenant can tell a hung server from a dead one and from a refused address),
- * anything else `fallback`.
+ * content the operator refuses to carry by name too, anything else `fallback`.
  */
+const NAMED_FAILURES: GitErrorCode[] = [
+  "Timeout",
+  "Unavailable",
+  "URLNotAllowed",
+  "ContentTooLarge",
+  "NotUTF8",
+];
+
 export function failureReason(err: unknown, fallback: string): string {
-  if (isGitStoreError(err, "Timeout")) return "Timeout";
-  if (isGitStoreError(err, "Unavailable")) return "Unavailable";
-  if (isGitStoreError(err, "URLNotAllowed")) return "URLNotAllowed";
+  for (const code of NAMED_FAILURES) if (isGitStoreError(err, code)) return code;
   return fallback;
 }
 
@@ -59,6 +67,14 @@ export function isTransientGitError(err: unknown): boolean {
     isGitStoreError(err, "Timeout") ||
     isGitStoreError(err, "Transport")
   );
+}
+
+/**
+ * Content the operator refuses to carry (a file, package or fetch over a limit; a file that is
+ * not UTF-8): permanent until git changes, and said on the object that needed it.
+ */
+export function isRefusedContent(err: unknown): err is GitStoreError {
+  return isGitStoreError(err, "ContentTooLarge") || isGitStoreError(err, "NotUTF8");
 }
 
 /** HTTP statuses of a server that is there but cannot serve now (a proxy without its backend). */

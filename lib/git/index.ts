@@ -7,6 +7,7 @@ export {
   isGitStoreError,
   failureReason,
   isTransientGitError,
+  isRefusedContent,
   scrubSecrets,
   type GitErrorCode,
 } from "./errors";

@@ -27,7 +27,8 @@ import {
 } from "./errors";
 import { httpStatus, httpWithHeadHint } from "./iso-http";
 import { guardedHttpClient, timeoutError } from "./iso-transport";
-import { gitNetworkFromEnv, type GitNetwork } from "./network";
+import { gitNetworkFromEnv, limitsOf, type GitNetwork } from "./network";
+import { ObjectTooLargeError, objectLimit } from "./content-limits";
 import { deleteLocalRef, deleteLocalRefs, localRefs, setThinPackHint } from "./iso-refs";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
 
@@ -233,9 +234,14 @@ export class IsoGitClient implements GitClient {
   }
 
   async readBlobs(oids: string[]): Promise<Map<string, Buffer>> {
+    const limit = objectLimit("blob", limitsOf(this.network));
     const out = new Map<string, Buffer>();
-    for (const oid of oids)
-      out.set(oid, Buffer.from((await git.readBlob({ ...this.base, oid })).blob));
+    for (const oid of oids) {
+      // isomorphic-git tells no size before the read; its pack is in memory already.
+      const { blob } = await git.readBlob({ ...this.base, oid });
+      if (blob.length > limit.bytes) throw new ObjectTooLargeError(oid, blob.length, limit);
+      out.set(oid, Buffer.from(blob));
+    }
     return out;
   }
 

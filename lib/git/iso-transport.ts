@@ -8,12 +8,8 @@ import https from "node:https";
 import type { Socket } from "node:net";
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git";
 import { GitStoreError } from "./errors";
-import {
-  DEFAULT_MAX_RESPONSE_BYTES,
-  assertUrlAllowed,
-  guardedLookup,
-  type GitNetwork,
-} from "./network";
+import { assertUrlAllowed, guardedLookup, limitsOf, type GitNetwork } from "./network";
+import { overLimit } from "./content-limits";
 import { redact } from "./url-policy";
 
 export function timeoutError(what: string, url: string): GitStoreError {
@@ -101,7 +97,7 @@ async function guardedRequest(
         statusMessage: res.statusMessage ?? "",
         headers: res.headers as Record<string, string>,
         body: guardedBody(res, () => failure, cleanup, {
-          max: network.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+          network,
           repoUrl,
         }),
       });
@@ -111,23 +107,24 @@ async function guardedRequest(
 }
 
 /**
- * The response body, at most `limit.max` bytes; a failure of the request (timeout, deadline) is
+ * The response body, at most the per-fetch limit; a failure of the request (timeout, deadline) is
  * what its reader sees.
  */
 async function* guardedBody(
   res: http.IncomingMessage,
   failure: () => Error | undefined,
   cleanup: () => void,
-  limit: { max: number; repoUrl: string },
+  limit: { network: GitNetwork; repoUrl: string },
 ): AsyncGenerator<Uint8Array> {
+  const limits = limitsOf(limit.network);
   let size = 0;
   try {
     for await (const chunk of res) {
       size += (chunk as Buffer).length;
-      if (size > limit.max)
+      if (size > limits.maxFetchBytes)
         throw new GitStoreError(
-          "Transport",
-          `git server ${redact(limit.repoUrl)} answered more than ${limit.max} bytes (PORCH_PEPR_GIT_MAX_RESPONSE_BYTES)`,
+          "ContentTooLarge",
+          `git server ${redact(limit.repoUrl)} answered with more than the fetch may take: ${overLimit("maxFetchBytes", limits)}`,
         );
       yield chunk as Buffer;
     }

@@ -7,6 +7,12 @@ import type { LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import { GitStoreError } from "./errors";
 import {
+  DEFAULT_CONTENT_LIMITS,
+  gitContentLimitsFromEnv,
+  positiveSetting,
+  type GitContentLimits,
+} from "./content-limits";
+import {
   addressProblem,
   gitUrlPolicyFromEnv,
   gitUrlProblem,
@@ -23,9 +29,6 @@ export interface GitTimeouts {
   totalMs: number;
 }
 
-/** isomorphic-git holds each response in memory: a bigger one fails instead of exhausting it. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
-
 export const DEFAULT_TIMEOUTS: GitTimeouts = {
   connectMs: 10_000,
   idleMs: 30_000,
@@ -37,30 +40,25 @@ export type Resolver = (host: string) => Promise<LookupAddress[]>;
 export interface GitNetwork {
   policy: GitUrlPolicy;
   timeouts: GitTimeouts;
-  /** Largest HTTP response body the isomorphic-git client reads (the CLI streams to disk). */
-  maxResponseBytes?: number;
+  /** What the clients read of a repository; default DEFAULT_CONTENT_LIMITS. */
+  limits?: GitContentLimits;
   /** Host name resolution; tests give a fake one. Default: the system resolver (dns.lookup). */
   resolve?: Resolver;
 }
 
-const positive = (value: string | undefined, fallback: number): number => {
-  const n = Number(value);
-  return value !== undefined && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
-};
-
 /**
  * Settings from PORCH_PEPR_GIT_ALLOW_HTTP, ..._ALLOW_FILE, ..._{CONNECT,IDLE,TOTAL}_TIMEOUT_MS
- * and ..._MAX_RESPONSE_BYTES.
+ * and the content limits ..._MAX_{FILE,PACKAGE,FETCH}_BYTES, ..._MAX_PACKAGE_FILES.
  */
 export function gitNetworkFromEnv(env: NodeJS.ProcessEnv): GitNetwork {
   return {
     policy: gitUrlPolicyFromEnv(env),
     timeouts: {
-      connectMs: positive(env.PORCH_PEPR_GIT_CONNECT_TIMEOUT_MS, DEFAULT_TIMEOUTS.connectMs),
-      idleMs: positive(env.PORCH_PEPR_GIT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs),
-      totalMs: positive(env.PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS, DEFAULT_TIMEOUTS.totalMs),
+      connectMs: positiveSetting(env.PORCH_PEPR_GIT_CONNECT_TIMEOUT_MS, DEFAULT_TIMEOUTS.connectMs),
+      idleMs: positiveSetting(env.PORCH_PEPR_GIT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs),
+      totalMs: positiveSetting(env.PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS, DEFAULT_TIMEOUTS.totalMs),
     },
-    maxResponseBytes: positive(env.PORCH_PEPR_GIT_MAX_RESPONSE_BYTES, DEFAULT_MAX_RESPONSE_BYTES),
+    limits: gitContentLimitsFromEnv(env),
   };
 }
 
@@ -126,3 +124,7 @@ export function guardedLookup(protocol: string, network: GitNetwork, shownUrl?: 
     );
   };
 }
+
+/** The content limits a client or the store applies. */
+export const limitsOf = (network: GitNetwork): GitContentLimits =>
+  network.limits ?? DEFAULT_CONTENT_LIMITS;

@@ -71,7 +71,7 @@ export class GitContentStore implements ContentStore {
           "NotFound",
           `package ${info.packageName} has no ${KPTFILE} at ${info.ref}`,
         );
-      const files = await readFiles(this.ctx.client, pkg.tree);
+      const files = await readFiles(this.ctx.client, pkg.tree, this.ctx.limits);
       const kptfile = readKptfile(files[KPTFILE] ?? "");
       return {
         info,
@@ -127,7 +127,7 @@ export class GitContentStore implements ContentStore {
         "NotFound",
         `directory ${JSON.stringify(directory)} not found at ${ref} in repository ${this.config.url}`,
       );
-    return { files: await readFiles(this.ctx.client, tree), commit };
+    return { files: await readFiles(this.ctx.client, tree, this.ctx.limits), commit };
   }
 
   close(): void {

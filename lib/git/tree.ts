@@ -4,6 +4,14 @@
 import type { GitClient, TreeEntry } from "./client";
 import { GitStoreError } from "./errors";
 import { fileNameProblem, printableName } from "../packages/file-names";
+import {
+  ObjectTooLargeError,
+  checkFileName,
+  checkPackageFiles,
+  decodeFile,
+  fileTooLarge,
+  type GitContentLimits,
+} from "./content-limits";
 
 const TREE_MODE = "040000";
 const FILE_MODE = "100644";
@@ -136,14 +144,37 @@ async function replaceIn(
   return client.writeTree(sortEntries(kept));
 }
 
-/** All files below a tree as path → UTF-8 text. */
+/**
+ * All files below a tree as path → text, kept byte for byte. Over a content limit, or a file
+ * that is not UTF-8, throws ContentTooLarge or NotUTF8 naming the file: never a package with
+ * files left out. Sizes the listing gives are checked before any blob is read.
+ */
 export async function readFiles(
   client: GitClient,
   treeOid: string,
+  limits: GitContentLimits,
 ): Promise<Record<string, string>> {
   const listing = (await client.listTree(treeOid)).filter(e => e.type === "blob");
-  const blobs = await client.readBlobs([...new Set(listing.map(f => f.oid))]);
+  checkPackageFiles(listing, limits);
+  for (const { path } of listing) checkFileName(path);
+  let blobs: Map<string, Buffer>;
+  try {
+    blobs = await client.readBlobs([...new Set(listing.map(f => f.oid))]);
+  } catch (err) {
+    const file = err instanceof ObjectTooLargeError && listing.find(f => f.oid === err.oid);
+    if (file) throw fileTooLarge(file.path, (err as ObjectTooLargeError).size, limits);
+    throw err;
+  }
+  const read = listing.map(f => ({ path: f.path, bytes: blobs.get(f.oid) }));
+  checkPackageFiles(
+    read.map(f => ({ path: f.path, size: f.bytes?.length })),
+    limits,
+  );
   const files: Record<string, string> = {};
-  for (const f of listing) files[f.path] = blobs.get(f.oid)?.toString("utf8") ?? "";
+  for (const { path, bytes } of read) {
+    if (bytes === undefined)
+      throw new GitStoreError("Transport", `file ${printableName(path)} could not be read`);
+    files[path] = decodeFile(path, bytes);
+  }
   return files;
 }

@@ -1,7 +1,4 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import {
   applyBasicAuthSecret,
   createGitRepository,
@@ -9,6 +6,7 @@ import {
   kptfile,
   registerRepository,
   revision,
+  pushWithGit,
 } from "../support/git";
 import { createNamespace, deleteNamespace, getJson, kubectl } from "../support/kubectl";
 import {
@@ -306,25 +304,6 @@ describe("a clone from a git URL", () => {
     });
   });
 });
-
-/** Pushes `files` as the main branch of `url` with plain git: content our store would refuse. */
-function pushWithGit(url: string, files: Record<string, string>): void {
-  const dir = mkdtempSync(join(tmpdir(), "porch-e2e-hostile-"));
-  try {
-    const git = (...args: string[]) =>
-      execFileSync("git", ["-C", dir, "-c", "user.name=e2e", "-c", "user.email=e2e@x", ...args]);
-    git("init", "-q", "-b", "main");
-    for (const [path, content] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), content);
-    }
-    git("add", "-A");
-    git("commit", "-qm", "hostile content");
-    git("push", "-q", "--force", url, "HEAD:refs/heads/main");
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe("unsafe files and exec functions", () => {
   it("an edit with ../escape.yaml and a NUL in a file name is denied, naming both", async () => {

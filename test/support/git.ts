@@ -1,6 +1,7 @@
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { mkdtempSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { publishPackages } from "../../hack/demo/repositories";
 import type { DemoPackage } from "../../hack/demo/packages";
@@ -137,4 +138,31 @@ export function applyBasicAuthSecret(
       stringData: { username: credentials.username, password: credentials.password },
     }),
   );
+}
+
+/**
+ * Pushes `files` as the main branch of `url` (and `tags` on that commit) with plain git: content
+ * our store would refuse or could not write.
+ */
+export function pushWithGit(
+  url: string,
+  files: Record<string, string | Buffer>,
+  tags: string[] = [],
+): void {
+  const dir = mkdtempSync(join(tmpdir(), "porch-e2e-hostile-"));
+  try {
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-C", dir, "-c", "user.name=e2e", "-c", "user.email=e2e@x", ...args]);
+    git("init", "-q", "-b", "main");
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    git("add", "-A");
+    git("commit", "-qm", "hostile content");
+    for (const tag of tags) git("tag", tag);
+    git("push", "-q", "--force", url, "HEAD:refs/heads/main", ...tags.map(t => `refs/tags/${t}`));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

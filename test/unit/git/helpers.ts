@@ -86,7 +86,10 @@ export async function workClone(fx: Fixture, url: string): Promise<string> {
   return dir;
 }
 
-export async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
+export async function writeFiles(
+  dir: string,
+  files: Record<string, string | Buffer>,
+): Promise<void> {
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), content);

@@ -1,5 +1,6 @@
 import { GitContentStore, type GitClientKind, type GitCredentials } from "../../../lib/git";
 import type { GitNetwork } from "../../../lib/git/network";
+import { DEFAULT_CONTENT_LIMITS } from "../../../lib/git/content-limits";
 import {
   startBodyServer,
   startRedirectServer,
@@ -87,13 +88,17 @@ describe.each(CLIENTS)("the %s client against hostile remotes", client => {
   );
 
   if (client === "isomorphic")
-    it("stops reading an answer larger than the response limit", async () => {
+    it("stops reading an answer larger than the per-fetch limit", async () => {
       // A ref advertisement that never ends: 2 MiB against a 1 MiB limit.
       const big = await started(startBodyServer(200, "0".repeat(2 * 1024 * 1024)));
-      const s = await store(client, `${big.url}/repo.git`, network({ maxResponseBytes: 1 << 20 }));
+      const s = await store(
+        client,
+        `${big.url}/repo.git`,
+        network({ limits: { ...DEFAULT_CONTENT_LIMITS, maxFetchBytes: 1 << 20 } }),
+      );
       await expect(s.open()).rejects.toMatchObject({
-        code: "Transport",
-        message: `git server ${big.url}/repo.git answered more than 1048576 bytes (PORCH_PEPR_GIT_MAX_RESPONSE_BYTES)`,
+        code: "ContentTooLarge",
+        message: `git server ${big.url}/repo.git answered with more than the fetch may take: over the per-fetch limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_FETCH_BYTES)`,
       });
     });
 

@@ -218,7 +218,25 @@ describe("configuration", () => {
         PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS: "-1",
       }).timeouts,
     ).toEqual({ connectMs: 1000, idleMs: 2000, totalMs: 300_000 });
-    expect(gitNetworkFromEnv({}).maxResponseBytes).toBe(512 * 1024 * 1024);
+    expect(gitNetworkFromEnv({}).limits).toEqual({
+      maxFileBytes: 1024 * 1024,
+      maxPackageBytes: 1024 * 1024,
+      maxPackageFiles: 1000,
+      maxFetchBytes: 128 * 1024 * 1024,
+    });
+    expect(
+      gitNetworkFromEnv({
+        PORCH_PEPR_GIT_MAX_FILE_BYTES: "10",
+        PORCH_PEPR_GIT_MAX_PACKAGE_BYTES: "20",
+        PORCH_PEPR_GIT_MAX_PACKAGE_FILES: "0",
+        PORCH_PEPR_GIT_MAX_FETCH_BYTES: "x",
+      }).limits,
+    ).toEqual({
+      maxFileBytes: 10,
+      maxPackageBytes: 20,
+      maxPackageFiles: 1000,
+      maxFetchBytes: 128 * 1024 * 1024,
+    });
   });
 });
 

@@ -1,0 +1,155 @@
+// How much git content the operator reads for a tenant: per file, per package (bytes and file
+// count) and per fetch. A package's files become one PackageRevisionResources object, which
+// goes through etcd (default request limit 1.5 MiB, --max-request-bytes): a package is read only
+// when it can fit there, and a file is never read into memory when it could not
+// (README “Security model”; docs/package-revisions.md, “Content limits and bytes”).
+import { GitStoreError } from "./errors";
+import { printableName } from "../packages/file-names";
+
+export interface GitContentLimits {
+  /** Largest file of a package. */
+  maxFileBytes: number;
+  /** Largest sum of a package's file sizes. */
+  maxPackageBytes: number;
+  /** Most files in one package. */
+  maxPackageFiles: number;
+  /** Most bytes one fetch may download (a pack, or any one HTTP answer of isomorphic-git). */
+  maxFetchBytes: number;
+}
+
+/**
+ * 1 MiB of files leaves half a MiB of etcd's 1.5 MiB for what the object adds: JSON escaping
+ * (a newline or quote takes two bytes), the file names twice (spec and managedFields) and
+ * metadata. 1,000 files keep the names' share small. A fetch may bring the whole repository's
+ * history, and isomorphic-git holds it in memory: 128 MiB is a quarter of a 512 MiB pod.
+ */
+export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
+  maxFileBytes: 1024 * 1024,
+  maxPackageBytes: 1024 * 1024,
+  maxPackageFiles: 1000,
+  maxFetchBytes: 128 * 1024 * 1024,
+};
+
+/** The environment setting of each limit, named in every refusal. */
+export const LIMIT_SETTINGS: Record<keyof GitContentLimits, string> = {
+  maxFileBytes: "PORCH_PEPR_GIT_MAX_FILE_BYTES",
+  maxPackageBytes: "PORCH_PEPR_GIT_MAX_PACKAGE_BYTES",
+  maxPackageFiles: "PORCH_PEPR_GIT_MAX_PACKAGE_FILES",
+  maxFetchBytes: "PORCH_PEPR_GIT_MAX_FETCH_BYTES",
+};
+
+/** A positive number from a setting, else `fallback`. */
+export const positiveSetting = (value: string | undefined, fallback: number): number => {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== "" && Number.isFinite(n) && n > 0 ? n : fallback;
+};
+
+export function gitContentLimitsFromEnv(env: NodeJS.ProcessEnv): GitContentLimits {
+  const limits = { ...DEFAULT_CONTENT_LIMITS };
+  for (const key of Object.keys(LIMIT_SETTINGS) as (keyof GitContentLimits)[])
+    limits[key] = Math.floor(positiveSetting(env[LIMIT_SETTINGS[key]], limits[key]));
+  return limits;
+}
+
+/** "over the per-file limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_FILE_BYTES)" */
+export function overLimit(
+  key: keyof GitContentLimits,
+  limits: Pick<GitContentLimits, typeof key>,
+): string {
+  const what = {
+    maxFileBytes: "per-file limit of %d bytes",
+    maxPackageBytes: "per-package limit of %d bytes",
+    maxPackageFiles: "limit of %d files per package",
+    maxFetchBytes: "per-fetch limit of %d bytes",
+  }[key].replace("%d", String(limits[key]));
+  return `over the ${what} (${LIMIT_SETTINGS[key]})`;
+}
+
+/** The most a client reads of one object, and the words that name that limit. */
+export interface ObjectLimit {
+  bytes: number;
+  says: string;
+}
+
+/** Blobs are files; a tree or commit can be no larger than the fetch that brought it. */
+export const objectLimit = (type: string, limits: GitContentLimits): ObjectLimit =>
+  type === "blob"
+    ? { bytes: limits.maxFileBytes, says: overLimit("maxFileBytes", limits) }
+    : { bytes: limits.maxFetchBytes, says: overLimit("maxFetchBytes", limits) };
+
+/** An object a client refused to read (its size is known before its body). */
+export class ObjectTooLargeError extends GitStoreError {
+  constructor(
+    readonly oid: string,
+    readonly size: number,
+    limit: ObjectLimit,
+  ) {
+    super("ContentTooLarge", `git object ${oid} is ${size} bytes, ${limit.says}`);
+  }
+}
+
+export const fileTooLarge = (path: string, size: number, limits: GitContentLimits) =>
+  new GitStoreError(
+    "ContentTooLarge",
+    `file ${printableName(path)} is ${size} bytes, ${overLimit("maxFileBytes", limits)}`,
+  );
+
+interface SizedFile {
+  path: string;
+  /** Unknown before reading for isomorphic-git (its packs hold no plain size). */
+  size?: number;
+}
+
+/**
+ * Throws ContentTooLarge when a package's files (known sizes) break a limit: checked before any
+ * blob is read, and again with the read sizes.
+ */
+export function checkPackageFiles(files: SizedFile[], limits: GitContentLimits): void {
+  if (files.length > limits.maxPackageFiles)
+    throw new GitStoreError(
+      "ContentTooLarge",
+      `the package has ${files.length} files, ${overLimit("maxPackageFiles", limits)}`,
+    );
+  let total = 0;
+  for (const f of files) {
+    if (f.size === undefined) continue;
+    if (f.size > limits.maxFileBytes) throw fileTooLarge(f.path, f.size, limits);
+    total += f.size;
+  }
+  if (total > limits.maxPackageBytes)
+    throw new GitStoreError(
+      "ContentTooLarge",
+      `the package's files are ${total} bytes in all, ${overLimit("maxPackageBytes", limits)}`,
+    );
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * A file's text, exactly: encoding it again as UTF-8 gives back `bytes` (a BOM is kept). Bytes
+ * that are not UTF-8 throw NotUTF8 naming the file: a PackageRevisionResources carries files as
+ * JSON strings, which cannot hold them, and replacing them would corrupt the file silently.
+ */
+export function decodeFile(path: string, bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new GitStoreError(
+      "NotUTF8",
+      `file ${printableName(path)} is not UTF-8 text; package files are carried as text, so binary files are not supported`,
+    );
+  }
+}
+
+/**
+ * Both clients decode tree entry names as UTF-8, so a name that is not shows U+FFFD: refused,
+ * as its file would be written back under another name. (A name that holds U+FFFD itself is
+ * refused too; no tool writes one on purpose.)
+ */
+export function checkFileName(path: string): void {
+  if (path.includes("\ufffd"))
+    throw new GitStoreError(
+      "NotUTF8",
+      `file name ${printableName(path)} is not UTF-8; package files are carried under their names as text`,
+    );
+}

@@ -1,0 +1,64 @@
+import { createGitRepository, kptfile, pushWithGit, registerRepository } from "../support/git";
+import { createNamespace, deleteNamespace, getJson } from "../support/kubectl";
+import { eventually } from "../support/wait";
+
+// Git content over the default per-file limit (1 MiB) or not UTF-8, on tags of a tenant's
+// repository: each such revision says so naming the file and the limit, the other packages
+// mirror with their files, and no file is rewritten.
+interface Conditioned {
+  status?: { conditions?: { type: string; status: string; reason: string; message: string }[] };
+}
+let ns: string;
+beforeAll(() => {
+  ns = createNamespace("e2e-content");
+});
+afterAll(() => deleteNamespace(ns));
+
+const conditionOf = (kind: string, name: string, type: string) =>
+  getJson<Conditioned>(kind, name, ns)?.status?.conditions?.find(c => c.type === type);
+const resources = (name: string) =>
+  getJson<{ spec: { resources: Record<string, string> } }>("packagerevisionresources", name, ns)
+    ?.spec.resources;
+
+it("mirrors a revision over the file limit or not UTF-8 with a condition naming the file, and the rest with their files", async () => {
+  const url = await createGitRepository("content");
+  pushWithGit(
+    url,
+    {
+      "ok/Kptfile": kptfile("ok"),
+      "ok/cm.yaml": "kind: ConfigMap # caf\u00e9\n",
+      "big/Kptfile": kptfile("big"),
+      "big/data/big.bin": Buffer.alloc(1024 * 1024 + 1, "a"),
+      "bin/Kptfile": kptfile("bin"),
+      "bin/blob.bin": Buffer.from("\xff\xfe\x00\x01binary\x80", "latin1"),
+    },
+    ["ok/v1", "big/v1", "bin/v1"],
+  );
+  registerRepository(ns, "content", url);
+
+  const big = await eventually("the big revision's Synced condition", () =>
+    conditionOf("packagerevision", "content.big.v1", "Synced"),
+  );
+  expect(big).toMatchObject({
+    status: "False",
+    reason: "ContentTooLarge",
+    message:
+      'its files are not mirrored: file "data/big.bin" is 1048577 bytes, over the per-file limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_FILE_BYTES)',
+  });
+  expect(resources("content.big.v1")).toBeUndefined();
+  const bin = await eventually("the binary revision's Synced condition", () =>
+    conditionOf("packagerevision", "content.bin.v1", "Synced"),
+  );
+  expect(bin).toMatchObject({ status: "False", reason: "NotUTF8" });
+  expect(bin.message).toContain('file "blob.bin" is not UTF-8 text');
+  expect(resources("content.bin.v1")).toBeUndefined();
+  expect(resources("content.ok.v1")?.["cm.yaml"]).toBe("kind: ConfigMap # caf\u00e9\n");
+
+  const ready = await eventually("the Repository's Ready condition", () =>
+    conditionOf("repository", "content", "Ready"),
+  );
+  expect(ready).toMatchObject({ status: "True", reason: "Ready" });
+  expect(ready.message).toMatch(
+    /; 4 mirrored without their files, first content\.big\.main: file "data\/big\.bin" is 1048577 bytes/,
+  );
+});
