@@ -4,6 +4,7 @@ import {
   Controller,
   GIT_RETRY_MAX_MS,
   maxRetryDelayOf,
+  namespaceDepthMetricName,
   queueDepthGaugeNames,
   reconcileCounterName,
 } from "../../../capabilities/shared/controller";
@@ -79,6 +80,39 @@ describe("queue depth on /metrics", () => {
     }
     expect(await value(depth)).toBe(0);
     expect(await value(peak)).toBe(3);
+    controller.queue.stop();
+  });
+});
+
+describe("queue depth per namespace on /metrics", () => {
+  it("serves a series per namespace with work, and drops it when the work is done", async () => {
+    const release: (() => void)[] = [];
+    const controller = new Controller(
+      "NamespaceProbe",
+      () => new Promise<void>(resolve => release.push(resolve)),
+      { concurrency: 1 },
+    );
+    const metric = namespaceDepthMetricName("NamespaceProbe");
+    expect(metric).toBe("pepr_namespace_queue_depth_namespace_probe");
+    const series = async () => {
+      const text = await metricsCollector.getMetrics();
+      // Pepr's own metrics are still served alongside.
+      expect(text).toContain("pepr_queue_depth_namespace_probe ");
+      expect(text).toContain(`\n# TYPE ${metric} gauge\n`);
+      return text.split("\n").filter(l => l.startsWith(`${metric}{`));
+    };
+    expect(await series()).toEqual([]);
+    for (const key of ["tenant-a/1", "tenant-a/2", "tenant-b/1", "/cluster"]) controller.queue.add(key);
+    expect(await series()).toEqual([
+      `${metric}{namespace="tenant-a"} 2`,
+      `${metric}{namespace="tenant-b"} 1`,
+      `${metric}{namespace=""} 1`,
+    ]);
+    while (release.length > 0 || controller.queue.pending > 0) {
+      release.shift()?.();
+      await new Promise(r => setImmediate(r));
+    }
+    expect(await series()).toEqual([]);
     controller.queue.stop();
   });
 });
