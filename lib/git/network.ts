@@ -21,7 +21,23 @@ export interface GitTimeouts {
   idleMs: number;
   /** Longest time one network operation (fetch, push) may take in all. */
   totalMs: number;
+  /**
+   * A transfer averaging fewer bytes a second than this over `lowSpeedTimeMs` is cut: a server
+   * answering one byte at a time is never idle, and would otherwise hold a worker until
+   * `totalMs` (default DEFAULT_LOW_SPEED).
+   */
+  lowSpeedLimit?: number;
+  lowSpeedTimeMs?: number;
 }
+
+/** Below 1 KiB/s for 30 s, as curl's CURLOPT_LOW_SPEED_LIMIT/_TIME read it. */
+export const DEFAULT_LOW_SPEED = { limit: 1024, timeMs: 30_000 };
+
+/** The low-speed rule of `timeouts`, defaults filled in. */
+export const lowSpeedOf = (timeouts: GitTimeouts): { limit: number; timeMs: number } => ({
+  limit: timeouts.lowSpeedLimit ?? DEFAULT_LOW_SPEED.limit,
+  timeMs: timeouts.lowSpeedTimeMs ?? DEFAULT_LOW_SPEED.timeMs,
+});
 
 /** isomorphic-git holds each response in memory: a bigger one fails instead of exhausting it. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 512 * 1024 * 1024;
@@ -49,8 +65,8 @@ const positive = (value: string | undefined, fallback: number): number => {
 };
 
 /**
- * Settings from PORCH_PEPR_GIT_ALLOW_HTTP, ..._ALLOW_FILE, ..._{CONNECT,IDLE,TOTAL}_TIMEOUT_MS
- * and ..._MAX_RESPONSE_BYTES.
+ * Settings from PORCH_PEPR_GIT_ALLOW_HTTP, ..._ALLOW_FILE, ..._{CONNECT,IDLE,TOTAL}_TIMEOUT_MS,
+ * ..._LOW_SPEED_LIMIT, ..._LOW_SPEED_TIME_MS and ..._MAX_RESPONSE_BYTES.
  */
 export function gitNetworkFromEnv(env: NodeJS.ProcessEnv): GitNetwork {
   return {
@@ -59,6 +75,8 @@ export function gitNetworkFromEnv(env: NodeJS.ProcessEnv): GitNetwork {
       connectMs: positive(env.PORCH_PEPR_GIT_CONNECT_TIMEOUT_MS, DEFAULT_TIMEOUTS.connectMs),
       idleMs: positive(env.PORCH_PEPR_GIT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs),
       totalMs: positive(env.PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS, DEFAULT_TIMEOUTS.totalMs),
+      lowSpeedLimit: positive(env.PORCH_PEPR_GIT_LOW_SPEED_LIMIT, DEFAULT_LOW_SPEED.limit),
+      lowSpeedTimeMs: positive(env.PORCH_PEPR_GIT_LOW_SPEED_TIME_MS, DEFAULT_LOW_SPEED.timeMs),
     },
     maxResponseBytes: positive(env.PORCH_PEPR_GIT_MAX_RESPONSE_BYTES, DEFAULT_MAX_RESPONSE_BYTES),
   };

@@ -28,10 +28,12 @@ function listen(server: net.Server, host: string): Promise<number> {
 
 /**
  * Accepts, then sends one byte of an HTTP answer whose header never ends every `intervalMs`, at
- * most `maxBytes` per connection, then stays silent; never completes an answer.
+ * most `maxBytes` per connection, then stays silent; never completes an answer. With
+ * `inBody`, the header is sent whole at once and the body trickles (curl counts only body
+ * bytes in its transfer speed).
  */
 export async function startTrickleServer(
-  opts: { intervalMs: number; maxBytes: number },
+  opts: { intervalMs: number; maxBytes: number; inBody?: boolean },
   host = "127.0.0.1",
 ): Promise<HostileServer> {
   const sockets = new Set<net.Socket>();
@@ -44,13 +46,18 @@ export async function startTrickleServer(
     socket.on("error", () => undefined);
     socket.on("close", () => sockets.delete(socket));
     let sent = 0;
+    if (opts.inBody)
+      socket.write(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/x-git-upload-pack-advertisement\r\n" +
+          "Connection: close\r\n\r\n",
+      );
     const timer = setInterval(() => {
       if (sent >= opts.maxBytes || socket.destroyed) {
         clearInterval(timer);
         timers.delete(timer);
         return;
       }
-      socket.write(head[sent] ?? "a");
+      socket.write(opts.inBody ? "a" : (head[sent] ?? "a"));
       sent++;
     }, opts.intervalMs);
     timers.add(timer);
