@@ -32,7 +32,9 @@ function wholeNumber(
   if (raw === undefined || raw.trim() === "") return fallback;
   const value = Number(raw);
   if (Number.isInteger(value) && value >= min) return value;
-  warnings.push(`${name}=${JSON.stringify(raw)} is not a whole number ≥ ${min}: using ${fallbackText}`);
+  warnings.push(
+    `${name}=${JSON.stringify(raw)} is not a whole number ≥ ${min}: using ${fallbackText}`,
+  );
   return fallback;
 }
 

@@ -165,8 +165,7 @@ export class WorkQueue {
   /** Tells onNamespaceDepth a namespace's keys queued or running. */
   #reportNamespace(namespace: string): void {
     if (!this.options.onNamespaceDepth) return;
-    const depth =
-      (this.#queues.get(namespace)?.length ?? 0) + (this.#running.get(namespace) ?? 0);
+    const depth = (this.#queues.get(namespace)?.length ?? 0) + (this.#running.get(namespace) ?? 0);
     this.options.onNamespaceDepth(namespace, depth);
   }
 

@@ -102,7 +102,8 @@ describe("queue depth per namespace on /metrics", () => {
       return text.split("\n").filter(l => l.startsWith(`${metric}{`));
     };
     expect(await series()).toEqual([]);
-    for (const key of ["tenant-a/1", "tenant-a/2", "tenant-b/1", "/cluster"]) controller.queue.add(key);
+    for (const key of ["tenant-a/1", "tenant-a/2", "tenant-b/1", "/cluster"])
+      controller.queue.add(key);
     expect(await series()).toEqual([
       `${metric}{namespace="tenant-a"} 2`,
       `${metric}{namespace="tenant-b"} 1`,

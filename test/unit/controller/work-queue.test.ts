@@ -256,7 +256,8 @@ describe("WorkQueue: fair between namespaces", () => {
 
   it("serves namespaces in turn, each in the order its keys came", async () => {
     const { queue, started, end } = controlled({ concurrency: 1 });
-    for (const key of ["a/1", "a/2", "a/3", "b/1", "/cluster-1", "b/2", "/cluster-2"]) queue.add(key);
+    for (const key of ["a/1", "a/2", "a/3", "b/1", "/cluster-1", "b/2", "/cluster-2"])
+      queue.add(key);
     while (started.length < 7) await end(started.at(-1)!);
     // a/1 ran at once; then a, b and the cluster-scoped keys ("/name", one more namespace)
     // take turns.
