@@ -51,6 +51,23 @@ describe("Controller", () => {
   });
 });
 
+/** A controller of one worker whose reconciles end when `drain` lets them, one by one. */
+function heldController(name: string) {
+  const release: (() => void)[] = [];
+  const controller = new Controller(
+    name,
+    () => new Promise<void>(resolve => release.push(resolve)),
+    { concurrency: 1 },
+  );
+  const drain = async () => {
+    while (release.length > 0 || controller.queue.pending > 0) {
+      release.shift()?.();
+      await new Promise(r => setImmediate(r));
+    }
+  };
+  return { controller, drain };
+}
+
 describe("queue depth on /metrics", () => {
   it("names the gauges after the controller", () =>
     expect(queueDepthGaugeNames("PackageVariantSet")).toEqual({
@@ -59,12 +76,7 @@ describe("queue depth on /metrics", () => {
     }));
 
   it("serves the queue's depth now and its highest depth so far", async () => {
-    const release: (() => void)[] = [];
-    const controller = new Controller(
-      "DepthProbe",
-      () => new Promise<void>(resolve => release.push(resolve)),
-      { concurrency: 1 },
-    );
+    const { controller, drain } = heldController("DepthProbe");
     const value = async (name: string) => {
       const line = (await metricsCollector.getMetrics())
         .split("\n")
@@ -74,10 +86,7 @@ describe("queue depth on /metrics", () => {
     const { depth, peak } = queueDepthGaugeNames("DepthProbe");
     for (const key of ["ns/a", "ns/b", "ns/c"]) controller.queue.add(key);
     expect(await value(depth)).toBe(3);
-    while (release.length > 0 || controller.queue.pending > 0) {
-      release.shift()?.();
-      await new Promise(r => setImmediate(r));
-    }
+    await drain();
     expect(await value(depth)).toBe(0);
     expect(await value(peak)).toBe(3);
     controller.queue.stop();
@@ -86,12 +95,7 @@ describe("queue depth on /metrics", () => {
 
 describe("queue depth per namespace on /metrics", () => {
   it("serves a series per namespace with work, and drops it when the work is done", async () => {
-    const release: (() => void)[] = [];
-    const controller = new Controller(
-      "NamespaceProbe",
-      () => new Promise<void>(resolve => release.push(resolve)),
-      { concurrency: 1 },
-    );
+    const { controller, drain } = heldController("NamespaceProbe");
     const metric = namespaceDepthMetricName("NamespaceProbe");
     expect(metric).toBe("pepr_namespace_queue_depth_namespace_probe");
     const series = async () => {
@@ -109,10 +113,7 @@ describe("queue depth per namespace on /metrics", () => {
       `${metric}{namespace="tenant-b"} 1`,
       `${metric}{namespace=""} 1`,
     ]);
-    while (release.length > 0 || controller.queue.pending > 0) {
-      release.shift()?.();
-      await new Promise(r => setImmediate(r));
-    }
+    await drain();
     expect(await series()).toEqual([]);
     controller.queue.stop();
   });
