@@ -8,10 +8,11 @@
  * Fair between namespaces (one process serves every tenant): each namespace has its own FIFO of
  * keys, and a free worker goes to the next namespace in turn (round-robin), skipping one that
  * already runs `perNamespace` keys. Cluster-scoped keys ("/name") are one more namespace, "".
- * The bound this gives: a key added to a namespace with nothing queued is started after at most
- * one key of each other namespace with queued keys (one round), and since no namespace holds
- * more than `perNamespace` of the `concurrency` workers, at least `concurrency - perNamespace`
- * workers are never held by any one tenant, however many keys it queues or however slowly its
+ * The bound this gives: a key added to a namespace with nothing queued and less than its share
+ * running is started by the free workers after at most one key of each other namespace with
+ * queued keys (one round), whatever their backlog; and since no namespace holds more than
+ * `perNamespace` of the `concurrency` workers, at least `concurrency - perNamespace` workers
+ * are never held by any one tenant, however many keys it queues or however slowly its
  * reconciles end. The cap holds even when the namespace is alone: reserving the rest is what
  * keeps a tenant's slow reconciles from holding every worker when another tenant arrives.
  */
