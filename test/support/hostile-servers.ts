@@ -16,6 +16,8 @@ export interface HostileServer {
   url: string;
   /** Connections accepted (trickle) or requests received (http servers). */
   seen: SeenRequest[];
+  /** The most connections open at once so far (trickle). */
+  peakOpen?: () => number;
   close(): Promise<void>;
 }
 
@@ -39,9 +41,11 @@ export async function startTrickleServer(
   const sockets = new Set<net.Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const seen: SeenRequest[] = [];
+  let peak = 0;
   const head = "HTTP/1.1 200 OK\r\nX-Trickle: ";
   const server = net.createServer(socket => {
     sockets.add(socket);
+    peak = Math.max(peak, sockets.size);
     seen.push({ method: "CONNECT", path: "" });
     socket.on("error", () => undefined);
     socket.on("close", () => sockets.delete(socket));
@@ -66,6 +70,7 @@ export async function startTrickleServer(
   return {
     url: `http://${host}:${port}`,
     seen,
+    peakOpen: () => peak,
     close: () =>
       new Promise(resolve => {
         for (const t of timers) clearInterval(t);
