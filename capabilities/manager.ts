@@ -10,6 +10,7 @@ import { Manager, type WatchedObject, type WatchPhase } from "../lib/controller/
 import type { OperatorContext } from "./context";
 import { operator, peprLogger } from "./operator";
 import { Controller } from "./shared/controller";
+import { shares } from "./package-revision/config";
 import { errorMessage } from "../lib/errors";
 
 /**
@@ -22,6 +23,7 @@ export const manager = new Manager<OperatorContext>(
   (spec, reconcile) =>
     new Controller(spec.name, reconcile, {
       ...(spec.concurrency !== undefined && { concurrency: spec.concurrency }),
+      ...(shares.workers !== undefined && { perNamespace: shares.workers }),
     }).queue,
 );
 

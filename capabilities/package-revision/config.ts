@@ -1,6 +1,10 @@
 import { Log } from "pepr";
 import { Slots } from "../../lib/controller/concurrency";
-import { packageRevisionConcurrency } from "../../lib/controller/render-concurrency";
+import {
+  namespaceShares,
+  packageRevisionConcurrency,
+} from "../../lib/controller/render-concurrency";
+import { defaultPerNamespace } from "../../lib/controller/work-queue";
 import type { Cluster } from "../../lib/cluster/port";
 import type { Logger, RenderSettings } from "../context";
 import { createFunctionRuntime } from "../../lib/fn";
@@ -11,6 +15,10 @@ import { createPodRuntime } from "../shared/function-pods/runtime";
 export const concurrency = packageRevisionConcurrency(process.env);
 for (const warning of concurrency.warnings) Log.warn(warning);
 
+/** What one namespace may hold of each queue's workers and of the render slots. */
+export const shares = namespaceShares(process.env);
+for (const warning of shares.warnings) Log.warn(warning);
+
 /**
  * Operator settings for rendering, from the environment of the controller process. Functions
  * the catalog runs as Pods are created through `cluster` (the pools start on first use, so the
@@ -18,8 +26,12 @@ for (const warning of concurrency.warnings) Log.warn(warning);
  */
 export function renderSettings(cluster: Cluster, log: Logger): RenderSettings {
   return {
-    // Renders running at once, at most the reconcile workers (a higher limit is never reached).
-    slots: new Slots(concurrency.renders),
+    // Renders running at once, at most the reconcile workers (a higher limit is never reached),
+    // and of those at most a share per namespace.
+    slots: new Slots(
+      concurrency.renders,
+      shares.renders ?? defaultPerNamespace(concurrency.renders),
+    ),
     // When every render slot is taken, try again after this long instead of blocking.
     requeueDelayMs: Number(process.env.PORCH_PEPR_RENDER_REQUEUE_MS ?? 2000),
     // The administrator's function catalog decides how each function runs (exec included).

@@ -235,8 +235,10 @@ export async function reconcileRender(
   if (!prr || (!retry && version === pr.status?.observedPrrResourceVersion)) return;
   // So is a proposal asked to be published: an edit made just before must not be left out.
   if (publishing && !(await unpublishedInGit(pr, store))) return;
-  // Every render slot taken: come back later rather than hold a reconcile worker.
-  if (!ctx.render.slots.take()) return { requeueAfterMs: ctx.render.requeueDelayMs };
+  // Every render slot taken, or this namespace's share of them: come back later rather than
+  // hold a reconcile worker.
+  const namespace = pr.metadata?.namespace ?? "";
+  if (!ctx.render.slots.take(namespace)) return { requeueAfterMs: ctx.render.requeueDelayMs };
   let written = prr;
   try {
     await applyRenderStatus(ctx, pr, { renderingPrrResourceVersion: version });
@@ -257,6 +259,6 @@ export async function reconcileRender(
     if (!isPermanentError(error)) throw error;
     await reportUncommittable(ctx, pr, written.metadata?.resourceVersion, error);
   } finally {
-    ctx.render.slots.release();
+    ctx.render.slots.release(namespace);
   }
 }

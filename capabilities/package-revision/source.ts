@@ -222,7 +222,7 @@ export type SourceOutcome =
   | { kind: "created" }
   /** The source failed; the status says why. */
   | { kind: "failed" }
-  /** Every render slot is taken: come back later. */
+  /** Every render slot, or the namespace's share of them, is taken: come back later. */
   | { kind: "requeue"; requeueAfterMs: number };
 
 /**
@@ -237,27 +237,35 @@ export async function reconcileSource(
   store: ContentStore,
 ): Promise<SourceOutcome> {
   if (!pr.spec?.source || pr.status?.creationSource) return { kind: "none" };
-  // The source renders what it makes: it needs a render slot as a render does.
-  if (!ctx.render.slots.take())
-    return { kind: "requeue", requeueAfterMs: ctx.render.requeueDelayMs };
+  // The source renders what it makes: it needs a render slot as a render does, but only
+  // around the render. Fetching a clone source waits on a remote server, maybe a slow one,
+  // and holds no slot meanwhile; it starts only when a slot is free, so a draft waiting for
+  // one does not fetch again at every requeue.
+  const namespace = pr.metadata?.namespace ?? "";
+  const requeue = { kind: "requeue", requeueAfterMs: ctx.render.requeueDelayMs } as const;
+  if (!ctx.render.slots.free(namespace)) return requeue;
+  const result = await fetchSource(ctx, pr, repo);
+  if ("kind" in result) return result;
+  // Taken by others during the fetch: rare, and the fetch is repeated on the next turn.
+  if (!ctx.render.slots.take(namespace)) return requeue;
   try {
-    return await runSource(ctx, pr, repo, store);
+    return await commitSource(ctx, pr, store, result);
   } finally {
-    ctx.render.slots.release();
+    ctx.render.slots.release(namespace);
   }
 }
 
-async function runSource(
+/** The source's files, or the outcome when the source failed (stated in the status). */
+async function fetchSource(
   ctx: OperatorContext,
   pr: PackageRevision,
   repo: Repository,
-  store: ContentStore,
-): Promise<SourceOutcome> {
-  let result: SourceResult;
+): Promise<SourceResult | SourceOutcome> {
   try {
-    result = await executeSource(ctx, pr, repo);
+    const result = await executeSource(ctx, pr, repo);
     // Names from git or another revision's files: git would refuse them, or worse, take them.
     assertSafeFileNames(result.files, "the source's files");
+    return result;
   } catch (error) {
     // A git server down or cut off mid-read: a retry will do (reconcile.ts says why on Ready).
     if (isTransientGitError(error)) throw error;
@@ -273,6 +281,15 @@ async function runSource(
     await sourceFailed(ctx, pr, reason, `create draft: ${errorMessage(error)}`);
     return { kind: "failed" };
   }
+}
+
+/** Renders the source's files, then commits, mirrors and states them (in a render slot). */
+async function commitSource(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  store: ContentStore,
+  result: SourceResult,
+): Promise<SourceOutcome> {
   const { files, renderStatus, rendered } = await renderSource(ctx, pr, result.files);
   let info: PackageRevisionInfo;
   try {

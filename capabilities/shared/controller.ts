@@ -5,6 +5,7 @@ import {
   WorkQueueOptions,
   defaultQueueOptions,
 } from "../../lib/controller/work-queue";
+import { NamespaceDepths } from "../../lib/controller/namespace-depths";
 import { errorMessage } from "../../lib/errors";
 import { isGitStoreError } from "../../lib/git";
 
@@ -59,6 +60,27 @@ function depthGauges(controller: string): (depth: number) => void {
   };
 }
 
+/** "PackageRevision" → "pepr_namespace_queue_depth_package_revision" (the full name). */
+export const namespaceDepthMetricName = (controller: string): string =>
+  `pepr_namespace_queue_depth_${snake(controller)}`;
+
+/**
+ * Per-namespace depths are served beside Pepr's metrics, not through its collector: its gauges
+ * cannot drop a series, and a namespace's series must go when its work does.
+ */
+const namespaceDepths = new NamespaceDepths();
+const peprMetrics = metricsCollector.getMetrics;
+metricsCollector.getMetrics = async () => {
+  const text = await peprMetrics();
+  return `${text}${text.endsWith("\n") ? "" : "\n"}${namespaceDepths.exposition()}`;
+};
+
+function namespaceDepthGauge(controller: string): (namespace: string, depth: number) => void {
+  const metric = namespaceDepthMetricName(controller);
+  namespaceDepths.declare(metric, `Keys queued or running in ${controller}, per namespace`);
+  return (namespace, depth) => namespaceDepths.set(metric, namespace, depth);
+}
+
 /**
  * A named controller's work queue: the manager (capabilities/manager.ts) enqueues keys, the
  * queue runs the reconciler with retries, counted on /metrics and logged. Reconcilers read
@@ -84,6 +106,7 @@ export class Controller {
       maxDelayOf: maxRetryDelayOf,
       ...options,
       onDepth: depthGauges(name),
+      onNamespaceDepth: namespaceDepthGauge(name),
       onError: (key, error, retryInMs) =>
         Log.warn(
           `${name} ${key}: ${errorMessage(error)} (retrying in ${Math.round(retryInMs / 1000)}s)`,

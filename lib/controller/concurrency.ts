@@ -18,25 +18,49 @@ export async function mapLimit<T, R>(
 
 /**
  * A fixed number of slots for work that must not all run at once (renders among reconcile
- * workers). `take` never waits: a caller that finds no slot free requeues instead of holding
- * a worker. A limit of 0 means unlimited.
+ * workers), shared fairly: one namespace holds at most `perNamespace` of them, so a tenant's
+ * burst of renders always leaves `limit - perNamespace` slots to the others. `take` never
+ * waits: a caller that finds no slot free requeues instead of holding a worker. A limit of 0
+ * means unlimited.
  */
 export class Slots {
   #taken = 0;
+  readonly #held = new Map<string, number>();
+  readonly perNamespace: number;
 
-  constructor(readonly limit: number) {}
+  constructor(
+    readonly limit: number,
+    perNamespace = limit,
+  ) {
+    this.perNamespace = limit > 0 ? Math.max(1, Math.min(perNamespace, limit)) : perNamespace;
+  }
 
-  take(): boolean {
+  /** Whether `take(namespace)` would succeed now. */
+  free(namespace: string): boolean {
     if (this.limit > 0 && this.#taken >= this.limit) return false;
+    return this.perNamespace <= 0 || this.heldBy(namespace) < this.perNamespace;
+  }
+
+  take(namespace: string): boolean {
+    if (!this.free(namespace)) return false;
     this.#taken++;
+    this.#held.set(namespace, this.heldBy(namespace) + 1);
     return true;
   }
 
-  release(): void {
-    this.#taken = Math.max(0, this.#taken - 1);
+  release(namespace: string): void {
+    const held = this.heldBy(namespace);
+    if (held === 0) return;
+    this.#taken--;
+    if (held > 1) this.#held.set(namespace, held - 1);
+    else this.#held.delete(namespace);
   }
 
   get taken(): number {
     return this.#taken;
+  }
+
+  heldBy(namespace: string): number {
+    return this.#held.get(namespace) ?? 0;
   }
 }

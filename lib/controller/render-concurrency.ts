@@ -26,12 +26,15 @@ function wholeNumber(
   min: number,
   fallback: number,
   warnings: string[],
+  fallbackText = String(fallback),
 ): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === "") return fallback;
   const value = Number(raw);
   if (Number.isInteger(value) && value >= min) return value;
-  warnings.push(`${name}=${JSON.stringify(raw)} is not a whole number ≥ ${min}: using ${fallback}`);
+  warnings.push(
+    `${name}=${JSON.stringify(raw)} is not a whole number ≥ ${min}: using ${fallbackText}`,
+  );
   return fallback;
 }
 
@@ -55,4 +58,29 @@ export function packageRevisionConcurrency(
     return { workers, renders: workers, warnings };
   }
   return { workers, renders: wanted, warnings };
+}
+
+export const WORKERS_PER_NAMESPACE_VARIABLE = "PORCH_PEPR_WORKERS_PER_NAMESPACE";
+export const RENDERS_PER_NAMESPACE_VARIABLE = "PORCH_PEPR_RENDERS_PER_NAMESPACE";
+
+/**
+ * What one namespace may hold at once: of each controller's workers (its work queue's
+ * `perNamespace`) and of the render slots. Absent, half of them, at least one
+ * (`defaultPerNamespace`); a share above the whole is the whole.
+ */
+export interface NamespaceShares {
+  workers?: number;
+  renders?: number;
+  warnings: string[];
+}
+
+export function namespaceShares(env: Record<string, string | undefined>): NamespaceShares {
+  const warnings: string[] = [];
+  const share = (name: string) => {
+    const value = wholeNumber(env, name, 1, 0, warnings, "half");
+    return value === 0 ? undefined : value;
+  };
+  const workers = share(WORKERS_PER_NAMESPACE_VARIABLE);
+  const renders = share(RENDERS_PER_NAMESPACE_VARIABLE);
+  return { workers, renders, warnings };
 }

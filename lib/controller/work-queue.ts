@@ -4,6 +4,17 @@
  * is never processed twice at once; a failure is retried with capped exponential backoff (Pepr's
  * Reconcile has no retry), except a PermanentError, which waits for the next add(); a reconcile
  * may ask to run again after a delay.
+ *
+ * Fair between namespaces (one process serves every tenant): each namespace has its own FIFO of
+ * keys, and a free worker goes to the next namespace in turn (round-robin), skipping one that
+ * already runs `perNamespace` keys. Cluster-scoped keys ("/name") are one more namespace, "".
+ * The bound this gives: a key added to a namespace with nothing queued and less than its share
+ * running is started by the free workers after at most one key of each other namespace with
+ * queued keys (one round), whatever their backlog; and since no namespace holds more than
+ * `perNamespace` of the `concurrency` workers, at least `concurrency - perNamespace` workers
+ * are never held by any one tenant, however many keys it queues or however slowly its
+ * reconciles end. The cap holds even when the namespace is alone: reserving the rest is what
+ * keeps a tenant's slow reconciles from holding every worker when another tenant arrives.
  */
 import { isPermanentError, type PermanentError } from "./permanent-error";
 
@@ -20,6 +31,11 @@ export type Reconciler = (key: string) => Promise<ReconcileResult | void>;
 export interface WorkQueueOptions {
   /** Keys reconciled at the same time (different keys; one key is never concurrent). */
   concurrency: number;
+  /**
+   * Keys of one namespace reconciled at the same time (default: half of `concurrency`, at
+   * least 1; more than `concurrency` means `concurrency`).
+   */
+  perNamespace?: number;
   baseDelayMs: number;
   maxDelayMs: number;
   /**
@@ -37,7 +53,22 @@ export interface WorkQueueOptions {
    * can show it stays bounded rather than growing with time.
    */
   onDepth?: (pending: number) => void;
+  /**
+   * Called with a namespace's keys queued or running whenever that number changed, 0 last when
+   * it has none left (delayed keys are not counted: they hold no place in the turn).
+   */
+  onNamespaceDepth?: (namespace: string, depth: number) => void;
 }
+
+/** The namespace a key ("namespace/name") belongs to: "" for a cluster-scoped "/name". */
+export function namespaceOfKey(key: string): string {
+  const slash = key.indexOf("/");
+  return slash < 0 ? "" : key.slice(0, slash);
+}
+
+/** Half of the workers, at least one: what one namespace may hold unless configured. */
+export const defaultPerNamespace = (concurrency: number): number =>
+  Math.max(1, Math.floor(concurrency / 2));
 
 export const defaultQueueOptions: WorkQueueOptions = {
   concurrency: 4,
@@ -46,7 +77,13 @@ export const defaultQueueOptions: WorkQueueOptions = {
 };
 
 export class WorkQueue {
-  readonly #queue: string[] = [];
+  /** Each namespace's keys waiting for a worker, in the order they were added. */
+  readonly #queues = new Map<string, string[]>();
+  /** Namespaces with waiting keys, in the order of their next turn. */
+  readonly #turns: string[] = [];
+  /** Keys running per namespace (absent: none). */
+  readonly #running = new Map<string, number>();
+  readonly #perNamespace: number;
   readonly #queued = new Set<string>();
   readonly #processing = new Set<string>();
   /** Keys added again while being processed: they run once more afterwards. */
@@ -62,16 +99,16 @@ export class WorkQueue {
   constructor(
     private readonly reconcile: Reconciler,
     private readonly options: WorkQueueOptions = defaultQueueOptions,
-  ) {}
+  ) {
+    const { concurrency, perNamespace = defaultPerNamespace(concurrency) } = options;
+    this.#perNamespace = Math.max(1, Math.min(perNamespace, concurrency));
+  }
 
   add(key: string): void {
     if (this.#stopped) return;
     this.#clearTimer(key);
     if (this.#processing.has(key)) this.#dirty.add(key);
-    else if (!this.#queued.has(key)) {
-      this.#queued.add(key);
-      this.#queue.push(key);
-    }
+    else if (!this.#queued.has(key)) this.#enqueue(key);
     // A cleared timer changes the depth even when the key was already queued or running.
     this.#pump();
   }
@@ -96,12 +133,12 @@ export class WorkQueue {
 
   /** Keys waiting or running: used by tests and benchmarks to wait for quiescence. */
   get pending(): number {
-    return this.#queue.length + this.#active + this.#timers.size;
+    return this.#queued.size + this.#active + this.#timers.size;
   }
 
   /** Resolves when nothing is queued or running (delayed keys do not count). */
   idle(): Promise<void> {
-    if (this.#queue.length === 0 && this.#active === 0) return Promise.resolve();
+    if (this.#queued.size === 0 && this.#active === 0) return Promise.resolve();
     return new Promise(resolve => this.#idleWaiters.push(resolve));
   }
 
@@ -119,22 +156,72 @@ export class WorkQueue {
     this.options.onDepth?.(depth);
   }
 
+  #finished(namespace: string): void {
+    const running = (this.#running.get(namespace) ?? 0) - 1;
+    if (running > 0) this.#running.set(namespace, running);
+    else this.#running.delete(namespace);
+    this.#reportNamespace(namespace);
+  }
+
+  /** Tells onNamespaceDepth a namespace's keys queued or running. */
+  #reportNamespace(namespace: string): void {
+    if (!this.options.onNamespaceDepth) return;
+    const depth = (this.#queues.get(namespace)?.length ?? 0) + (this.#running.get(namespace) ?? 0);
+    this.options.onNamespaceDepth(namespace, depth);
+  }
+
   #clearTimer(key: string): void {
     const timer = this.#timers.get(key);
     if (timer) clearTimeout(timer);
     this.#timers.delete(key);
   }
 
+  #enqueue(key: string): void {
+    const namespace = namespaceOfKey(key);
+    this.#queued.add(key);
+    const queue = this.#queues.get(namespace);
+    if (queue) queue.push(key);
+    else {
+      this.#queues.set(namespace, [key]);
+      // Last in the turn: served after each namespace already waiting, at most once each.
+      this.#turns.push(namespace);
+    }
+    this.#reportNamespace(namespace);
+  }
+
+  /**
+   * The next key in turn, or undefined when every namespace with waiting keys runs its share.
+   * A namespace served, or skipped at its share, goes to the end of the turn.
+   */
+  #next(): string | undefined {
+    for (let tried = this.#turns.length; tried > 0; tried--) {
+      const namespace = this.#turns.shift() as string;
+      const queue = this.#queues.get(namespace) as string[];
+      if ((this.#running.get(namespace) ?? 0) >= this.#perNamespace) {
+        this.#turns.push(namespace);
+        continue;
+      }
+      const key = queue.shift() as string;
+      if (queue.length > 0) this.#turns.push(namespace);
+      else this.#queues.delete(namespace);
+      return key;
+    }
+    return undefined;
+  }
+
   #pump(): void {
-    while (!this.#stopped && this.#active < this.options.concurrency && this.#queue.length > 0) {
-      const key = this.#queue.shift() as string;
+    while (!this.#stopped && this.#active < this.options.concurrency) {
+      const key = this.#next();
+      if (key === undefined) break;
+      const namespace = namespaceOfKey(key);
       this.#queued.delete(key);
       this.#processing.add(key);
+      this.#running.set(namespace, (this.#running.get(namespace) ?? 0) + 1);
       this.#active += 1;
       void this.#run(key);
     }
     this.#reportDepth();
-    if (this.#queue.length === 0 && this.#active === 0) {
+    if (this.#queued.size === 0 && this.#active === 0) {
       for (const resolve of this.#idleWaiters.splice(0)) resolve();
     }
   }
@@ -150,6 +237,7 @@ export class WorkQueue {
     } finally {
       this.#processing.delete(key);
       this.#active -= 1;
+      this.#finished(namespaceOfKey(key));
     }
     if (this.#dirty.delete(key)) this.add(key);
     else if (requeueAfterMs !== undefined) this.addAfter(key, requeueAfterMs);

@@ -25,7 +25,9 @@ import {
   checkedAddresses,
   gitNetworkFromEnv,
   limitsOf,
+  lowSpeedOf,
   type GitNetwork,
+  type GitTimeouts,
 } from "./network";
 import { objectLimit } from "./content-limits";
 import { PackBound, killGroup } from "./pack-bound";
@@ -410,9 +412,7 @@ function gitEnv(authHeader: string | undefined, network: GitNetwork): NodeJS.Pro
     ["credential.helper", ""],
     // Credentials go to the configured host only: a redirect is an error, not a new target.
     ["http.followRedirects", "false"],
-    // Idle: less than 1 byte/s for the idle time ends the transfer.
-    ["http.lowSpeedLimit", "1"],
-    ["http.lowSpeedTime", String(Math.max(1, Math.ceil(network.timeouts.idleMs / 1000)))],
+    ...lowSpeedConfig(network.timeouts),
     // No transport the URL policy does not know (ext::, ssh, git://, fd::).
     ["protocol.allow", "never"],
     ["protocol.https.allow", "always"],
@@ -421,6 +421,19 @@ function gitEnv(authHeader: string | undefined, network: GitNetwork): NodeJS.Pro
   ];
   if (authHeader !== undefined) config.push(["http.extraHeader", `Authorization: ${authHeader}`]);
   return withConfig(env, config);
+}
+
+/**
+ * curl's one low-speed rule stands for both the idle timeout and the low-speed one (silence is
+ * below any limit): the shorter of the two windows, in whole seconds.
+ */
+function lowSpeedConfig(timeouts: GitTimeouts): ConfigEntry[] {
+  const { limit, timeMs } = lowSpeedOf(timeouts);
+  const seconds = Math.max(1, Math.ceil(Math.min(timeouts.idleMs, timeMs) / 1000));
+  return [
+    ["http.lowSpeedLimit", String(limit)],
+    ["http.lowSpeedTime", String(seconds)],
+  ];
 }
 
 /** The environment with more GIT_CONFIG_* entries appended. */

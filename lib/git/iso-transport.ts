@@ -2,13 +2,20 @@
 // follows redirects (credentials included, to any host) and has no timeouts. Here every request
 // is checked against the URL policy, connects only to addresses the policy allows (checked in
 // the socket's lookup), never follows a redirect, and fails with a Timeout store error when the
-// server is slow to connect, goes quiet, or the whole operation outlives its deadline.
+// server is slow to connect, goes quiet, trickles (below the low-speed limit for its window), or
+// the whole operation outlives its deadline.
 import http from "node:http";
 import https from "node:https";
 import type { Socket } from "node:net";
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git";
 import { GitStoreError } from "./errors";
-import { assertUrlAllowed, guardedLookup, limitsOf, type GitNetwork } from "./network";
+import {
+  assertUrlAllowed,
+  guardedLookup,
+  limitsOf,
+  lowSpeedOf,
+  type GitNetwork,
+} from "./network";
 import { overLimit } from "./content-limits";
 import { redact } from "./url-policy";
 
@@ -50,6 +57,7 @@ async function guardedRequest(
   return new Promise((resolve, reject) => {
     let failure: Error | undefined;
     let connectTimer: NodeJS.Timeout | undefined;
+    let lowSpeedTimer: NodeJS.Timeout | undefined;
     let response: http.IncomingMessage | undefined;
     const request = transport.request(url, {
       method: req.method ?? "GET",
@@ -63,6 +71,7 @@ async function guardedRequest(
     });
     const cleanup = () => {
       clearTimeout(connectTimer);
+      clearInterval(lowSpeedTimer);
       deadline.removeEventListener("abort", onDeadline);
     };
     const fail = (err: Error) => {
@@ -76,6 +85,9 @@ async function guardedRequest(
     deadline.addEventListener("abort", onDeadline, { once: true });
     request.on("socket", (socket: Socket) => {
       socket.setTimeout(idleMs, () => fail(timeoutError(`no data for ${idleMs} ms`, repoUrl)));
+      lowSpeedTimer = watchLowSpeed(socket, lowSpeedOf(network.timeouts), what =>
+        fail(timeoutError(what, repoUrl)),
+      );
       if (!socket.connecting) return;
       connectTimer = setTimeout(
         () => fail(timeoutError(`not connected after ${connectMs} ms`, repoUrl)),
@@ -104,6 +116,28 @@ async function guardedRequest(
     });
     request.end(body);
   });
+}
+
+/**
+ * Checks at the end of every window that the socket moved (read or wrote) at least the limit's
+ * worth of bytes in it: a server sending a byte now and then is never idle, but is cut here
+ * within two windows of slowing down.
+ */
+function watchLowSpeed(
+  socket: Socket,
+  { limit, timeMs }: { limit: number; timeMs: number },
+  onSlow: (what: string) => void,
+): NodeJS.Timeout {
+  const moved = () => socket.bytesRead + socket.bytesWritten;
+  let last = moved();
+  const timer = setInterval(() => {
+    const now = moved();
+    if (now - last < (limit * timeMs) / 1000)
+      onSlow(`less than ${limit} bytes/s for ${timeMs} ms (PORCH_PEPR_GIT_LOW_SPEED_LIMIT)`);
+    last = now;
+  }, timeMs);
+  timer.unref();
+  return timer;
 }
 
 /**

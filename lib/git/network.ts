@@ -27,7 +27,23 @@ export interface GitTimeouts {
   idleMs: number;
   /** Longest time one network operation (fetch, push) may take in all. */
   totalMs: number;
+  /**
+   * A transfer averaging fewer bytes a second than this over `lowSpeedTimeMs` is cut: a server
+   * answering one byte at a time is never idle, and would otherwise hold a worker until
+   * `totalMs` (default DEFAULT_LOW_SPEED).
+   */
+  lowSpeedLimit?: number;
+  lowSpeedTimeMs?: number;
 }
+
+/** Below 1 KiB/s for 30 s, as curl's CURLOPT_LOW_SPEED_LIMIT/_TIME read it. */
+export const DEFAULT_LOW_SPEED = { limit: 1024, timeMs: 30_000 };
+
+/** The low-speed rule of `timeouts`, defaults filled in. */
+export const lowSpeedOf = (timeouts: GitTimeouts): { limit: number; timeMs: number } => ({
+  limit: timeouts.lowSpeedLimit ?? DEFAULT_LOW_SPEED.limit,
+  timeMs: timeouts.lowSpeedTimeMs ?? DEFAULT_LOW_SPEED.timeMs,
+});
 
 export const DEFAULT_TIMEOUTS: GitTimeouts = {
   connectMs: 10_000,
@@ -47,8 +63,9 @@ export interface GitNetwork {
 }
 
 /**
- * Settings from PORCH_PEPR_GIT_ALLOW_HTTP, ..._ALLOW_FILE, ..._{CONNECT,IDLE,TOTAL}_TIMEOUT_MS
- * and the content limits ..._MAX_{FILE,PACKAGE,FETCH}_BYTES, ..._MAX_PACKAGE_FILES.
+ * Settings from PORCH_PEPR_GIT_ALLOW_HTTP, ..._ALLOW_FILE, ..._{CONNECT,IDLE,TOTAL}_TIMEOUT_MS,
+ * ..._LOW_SPEED_LIMIT, ..._LOW_SPEED_TIME_MS and the content limits
+ * ..._MAX_{FILE,PACKAGE,FETCH}_BYTES, ..._MAX_PACKAGE_FILES.
  */
 export function gitNetworkFromEnv(env: NodeJS.ProcessEnv): GitNetwork {
   return {
@@ -57,6 +74,11 @@ export function gitNetworkFromEnv(env: NodeJS.ProcessEnv): GitNetwork {
       connectMs: positiveSetting(env.PORCH_PEPR_GIT_CONNECT_TIMEOUT_MS, DEFAULT_TIMEOUTS.connectMs),
       idleMs: positiveSetting(env.PORCH_PEPR_GIT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUTS.idleMs),
       totalMs: positiveSetting(env.PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS, DEFAULT_TIMEOUTS.totalMs),
+      lowSpeedLimit: positiveSetting(env.PORCH_PEPR_GIT_LOW_SPEED_LIMIT, DEFAULT_LOW_SPEED.limit),
+      lowSpeedTimeMs: positiveSetting(
+        env.PORCH_PEPR_GIT_LOW_SPEED_TIME_MS,
+        DEFAULT_LOW_SPEED.timeMs,
+      ),
     },
     limits: gitContentLimitsFromEnv(env),
   };

@@ -16,6 +16,8 @@ export interface HostileServer {
   url: string;
   /** Connections accepted (trickle) or requests received (http servers). */
   seen: SeenRequest[];
+  /** The most connections open at once so far (trickle). */
+  peakOpen?: () => number;
   close(): Promise<void>;
 }
 
@@ -28,29 +30,38 @@ function listen(server: net.Server, host: string): Promise<number> {
 
 /**
  * Accepts, then sends one byte of an HTTP answer whose header never ends every `intervalMs`, at
- * most `maxBytes` per connection, then stays silent; never completes an answer.
+ * most `maxBytes` per connection, then stays silent; never completes an answer. With
+ * `inBody`, the header is sent whole at once and the body trickles (curl counts only body
+ * bytes in its transfer speed).
  */
 export async function startTrickleServer(
-  opts: { intervalMs: number; maxBytes: number },
+  opts: { intervalMs: number; maxBytes: number; inBody?: boolean },
   host = "127.0.0.1",
 ): Promise<HostileServer> {
   const sockets = new Set<net.Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const seen: SeenRequest[] = [];
+  let peak = 0;
   const head = "HTTP/1.1 200 OK\r\nX-Trickle: ";
   const server = net.createServer(socket => {
     sockets.add(socket);
+    peak = Math.max(peak, sockets.size);
     seen.push({ method: "CONNECT", path: "" });
     socket.on("error", () => undefined);
     socket.on("close", () => sockets.delete(socket));
     let sent = 0;
+    if (opts.inBody)
+      socket.write(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/x-git-upload-pack-advertisement\r\n" +
+          "Connection: close\r\n\r\n",
+      );
     const timer = setInterval(() => {
       if (sent >= opts.maxBytes || socket.destroyed) {
         clearInterval(timer);
         timers.delete(timer);
         return;
       }
-      socket.write(head[sent] ?? "a");
+      socket.write(opts.inBody ? "a" : (head[sent] ?? "a"));
       sent++;
     }, opts.intervalMs);
     timers.add(timer);
@@ -59,6 +70,7 @@ export async function startTrickleServer(
   return {
     url: `http://${host}:${port}`,
     seen,
+    peakOpen: () => peak,
     close: () =>
       new Promise(resolve => {
         for (const t of timers) clearInterval(t);

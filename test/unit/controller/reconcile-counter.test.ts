@@ -4,6 +4,7 @@ import {
   Controller,
   GIT_RETRY_MAX_MS,
   maxRetryDelayOf,
+  namespaceDepthMetricName,
   queueDepthGaugeNames,
   reconcileCounterName,
 } from "../../../capabilities/shared/controller";
@@ -50,6 +51,23 @@ describe("Controller", () => {
   });
 });
 
+/** A controller of one worker whose reconciles end when `drain` lets them, one by one. */
+function heldController(name: string) {
+  const release: (() => void)[] = [];
+  const controller = new Controller(
+    name,
+    () => new Promise<void>(resolve => release.push(resolve)),
+    { concurrency: 1 },
+  );
+  const drain = async () => {
+    while (release.length > 0 || controller.queue.pending > 0) {
+      release.shift()?.();
+      await new Promise(r => setImmediate(r));
+    }
+  };
+  return { controller, drain };
+}
+
 describe("queue depth on /metrics", () => {
   it("names the gauges after the controller", () =>
     expect(queueDepthGaugeNames("PackageVariantSet")).toEqual({
@@ -58,12 +76,7 @@ describe("queue depth on /metrics", () => {
     }));
 
   it("serves the queue's depth now and its highest depth so far", async () => {
-    const release: (() => void)[] = [];
-    const controller = new Controller(
-      "DepthProbe",
-      () => new Promise<void>(resolve => release.push(resolve)),
-      { concurrency: 1 },
-    );
+    const { controller, drain } = heldController("DepthProbe");
     const value = async (name: string) => {
       const line = (await metricsCollector.getMetrics())
         .split("\n")
@@ -73,12 +86,35 @@ describe("queue depth on /metrics", () => {
     const { depth, peak } = queueDepthGaugeNames("DepthProbe");
     for (const key of ["ns/a", "ns/b", "ns/c"]) controller.queue.add(key);
     expect(await value(depth)).toBe(3);
-    while (release.length > 0 || controller.queue.pending > 0) {
-      release.shift()?.();
-      await new Promise(r => setImmediate(r));
-    }
+    await drain();
     expect(await value(depth)).toBe(0);
     expect(await value(peak)).toBe(3);
+    controller.queue.stop();
+  });
+});
+
+describe("queue depth per namespace on /metrics", () => {
+  it("serves a series per namespace with work, and drops it when the work is done", async () => {
+    const { controller, drain } = heldController("NamespaceProbe");
+    const metric = namespaceDepthMetricName("NamespaceProbe");
+    expect(metric).toBe("pepr_namespace_queue_depth_namespace_probe");
+    const series = async () => {
+      const text = await metricsCollector.getMetrics();
+      // Pepr's own metrics are still served alongside.
+      expect(text).toContain("pepr_queue_depth_namespace_probe ");
+      expect(text).toContain(`\n# TYPE ${metric} gauge\n`);
+      return text.split("\n").filter(l => l.startsWith(`${metric}{`));
+    };
+    expect(await series()).toEqual([]);
+    for (const key of ["tenant-a/1", "tenant-a/2", "tenant-b/1", "/cluster"])
+      controller.queue.add(key);
+    expect(await series()).toEqual([
+      `${metric}{namespace="tenant-a"} 2`,
+      `${metric}{namespace="tenant-b"} 1`,
+      `${metric}{namespace=""} 1`,
+    ]);
+    await drain();
+    expect(await series()).toEqual([]);
     controller.queue.stop();
   });
 });

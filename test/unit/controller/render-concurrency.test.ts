@@ -1,4 +1,7 @@
-import { packageRevisionConcurrency } from "../../../lib/controller/render-concurrency";
+import {
+  namespaceShares,
+  packageRevisionConcurrency,
+} from "../../../lib/controller/render-concurrency";
 
 describe("packageRevisionConcurrency: render limit and reconcile workers agree", () => {
   it("defaults to 8 workers, each of which may render", () => {
@@ -55,6 +58,25 @@ describe("packageRevisionConcurrency: render limit and reconcile workers agree",
         'PORCH_PEPR_PACKAGE_REVISION_WORKERS="many" is not a whole number ≥ 1: using 8',
         'PORCH_PEPR_MAX_CONCURRENT_RENDERS="-1" is not a whole number ≥ 0: using 8',
       ],
+    });
+  });
+});
+
+describe("namespaceShares: what one namespace may hold", () => {
+  it("leaves the default (half, at least one) to each queue and to the render slots", () => {
+    expect(namespaceShares({})).toEqual({ workers: undefined, renders: undefined, warnings: [] });
+  });
+
+  it("reads whole numbers, and replaces anything else by the default, saying so", () => {
+    expect(
+      namespaceShares({
+        PORCH_PEPR_WORKERS_PER_NAMESPACE: "3",
+        PORCH_PEPR_RENDERS_PER_NAMESPACE: "0",
+      }),
+    ).toEqual({
+      workers: 3,
+      renders: undefined,
+      warnings: ['PORCH_PEPR_RENDERS_PER_NAMESPACE="0" is not a whole number ≥ 1: using half'],
     });
   });
 });

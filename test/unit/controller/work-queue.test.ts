@@ -1,5 +1,5 @@
 import { PermanentError } from "../../../lib/controller/permanent-error";
-import { WorkQueue } from "../../../lib/controller/work-queue";
+import { WorkQueue, type WorkQueueOptions } from "../../../lib/controller/work-queue";
 
 const tick = (ms = 0) => new Promise(r => setTimeout(r, ms));
 const fast = { concurrency: 2, baseDelayMs: 10, maxDelayMs: 40 };
@@ -51,7 +51,7 @@ describe("WorkQueue", () => {
       await tick(10);
       running -= 1;
     }, fast);
-    for (const k of ["a", "b", "c", "d", "e"]) queue.add(k);
+    for (const k of ["a/k", "b/k", "c/k", "d/k", "e/k"]) queue.add(k);
     const idle = queue.idle();
     await advance(100);
     await idle;
@@ -188,5 +188,122 @@ describe("WorkQueue", () => {
     expect(queue.pending).toBe(0);
     expect(depths.at(-1)).toBe(0);
     expect(depths.every((d, i) => i === 0 || d !== depths[i - 1])).toBe(true);
+  });
+});
+
+/**
+ * A reconcile that ends only when the test says so: the order in which keys start is the
+ * proof, so nothing here depends on how fast the machine is.
+ */
+function controlled(options: Partial<WorkQueueOptions>) {
+  const started: string[] = [];
+  const finish = new Map<string, () => void>();
+  const queue = new WorkQueue(
+    key =>
+      new Promise<void>(resolve => {
+        started.push(key);
+        finish.set(key, resolve);
+      }),
+    { ...fast, ...options },
+  );
+  const running = () => [...finish.keys()];
+  /** Ends a running key and lets the queue start the next ones. */
+  const end = async (key: string) => {
+    const resolve = finish.get(key);
+    if (!resolve) throw new Error(`${key} is not running`);
+    finish.delete(key);
+    resolve();
+    await advance(0);
+  };
+  return { queue, started, running, end };
+}
+
+const burst = (namespace: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${namespace}/draft-${i}`);
+
+describe("WorkQueue: fair between namespaces", () => {
+  it("starts a victim's key at once while a 150-key burst of another namespace waits", async () => {
+    const { queue, started, running } = controlled({ concurrency: 8 });
+    for (const key of burst("noisy", 150)) queue.add(key);
+    // The burst holds its share (half of the 8 workers), not all of them.
+    expect(running()).toEqual(burst("noisy", 4));
+    queue.add("victim/draft");
+    expect(running()).toContain("victim/draft");
+    expect(started.indexOf("victim/draft")).toBe(4);
+    expect(queue.pending).toBe(151);
+    queue.stop();
+  });
+
+  it("waits at most one round of the other namespaces, whatever their backlog", async () => {
+    // One worker, no per-namespace cap: only the turn decides.
+    const { queue, started, end } = controlled({ concurrency: 1, perNamespace: 1 });
+    for (const key of [...burst("a", 50), ...burst("b", 50), ...burst("c", 50)]) queue.add(key);
+    await end("a/draft-0"); // a/draft-0 ran at once; a/draft-1 has the first turn
+    queue.add("victim/draft");
+    for (let i = 0; i < 10 && !started.includes("victim/draft"); i++) await end(started.at(-1)!);
+    // It came while a/draft-1 ran; then b, c and a had one turn each (one round), not the 147
+    // keys queued before it.
+    expect(started).toEqual([
+      "a/draft-0",
+      "a/draft-1",
+      "b/draft-0",
+      "c/draft-0",
+      "a/draft-2",
+      "victim/draft",
+    ]);
+    queue.stop();
+  });
+
+  it("serves namespaces in turn, each in the order its keys came", async () => {
+    const { queue, started, end } = controlled({ concurrency: 1 });
+    for (const key of ["a/1", "a/2", "a/3", "b/1", "/cluster-1", "b/2", "/cluster-2"])
+      queue.add(key);
+    while (started.length < 7) await end(started.at(-1)!);
+    // a/1 ran at once; then a, b and the cluster-scoped keys ("/name", one more namespace)
+    // take turns.
+    expect(started).toEqual(["a/1", "a/2", "b/1", "/cluster-1", "a/3", "b/2", "/cluster-2"]);
+  });
+
+  it("never runs more than a namespace's share, even with idle workers", async () => {
+    const { queue, running, end } = controlled({ concurrency: 6, perNamespace: 2 });
+    for (const key of burst("slow", 10)) queue.add(key);
+    // Workers held by a slow remote stay free for the others: 4 of the 6 are idle.
+    expect(running()).toEqual(["slow/draft-0", "slow/draft-1"]);
+    await end("slow/draft-0");
+    expect(running()).toEqual(["slow/draft-1", "slow/draft-2"]);
+    queue.stop();
+  });
+
+  it("keeps its invariants per key: a key added while running runs once more, after its turn", async () => {
+    const { queue, started, running, end } = controlled({ concurrency: 2, perNamespace: 2 });
+    queue.add("a/x");
+    queue.add("a/x"); // coalesced with the queued one... already running: dirty
+    queue.add("b/y");
+    expect(running()).toEqual(["a/x", "b/y"]);
+    queue.add("a/x");
+    await end("a/x");
+    expect(running()).toEqual(["b/y", "a/x"]);
+    expect(started).toEqual(["a/x", "b/y", "a/x"]);
+    await end("a/x");
+    await end("b/y");
+    await queue.idle();
+    expect(queue.pending).toBe(0);
+  });
+
+  it("reports each namespace's keys queued or running, ending at 0 for each", async () => {
+    const depths: string[] = [];
+    const { queue, end } = controlled({
+      concurrency: 1,
+      onNamespaceDepth: (namespace, depth) => depths.push(`${namespace}=${depth}`),
+    });
+    queue.add("a/1");
+    queue.add("a/2");
+    queue.add("/c");
+    queue.addAfter("b/1", 1000); // delayed: no place in the turn, not counted
+    await end("a/1");
+    await end("a/2");
+    await end("/c");
+    expect(depths).toEqual(["a=1", "a=2", "=1", "a=1", "a=0", "=0"]);
+    queue.stop();
   });
 });

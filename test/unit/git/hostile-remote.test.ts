@@ -60,7 +60,7 @@ describe.each(CLIENTS)("the %s client against hostile remotes", client => {
   it("ends with a Timeout when the server accepts and trickles, and releases the cache", async () => {
     // One byte a second, at most 4 per connection: slower than the 500 ms idle timeout.
     const trickle = await started(startTrickleServer({ intervalMs: 1_000, maxBytes: 4 }));
-    // The CLI's idle check works in whole seconds at 1 byte/s: its total timeout ends it.
+    // The CLI's idle check is curl's low-speed rule, in whole seconds: 1 byte/s is below it.
     const s = await store(
       client,
       `${trickle.url}/repo.git`,
@@ -74,6 +74,37 @@ describe.each(CLIENTS)("the %s client against hostile remotes", client => {
     // And another repository syncs.
     const good = await store(client, await fixture.repo());
     await expect(good.open()).resolves.toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it("cuts a server that is never idle but answers below the low-speed limit", async () => {
+    // Ten bytes a second of an answer's body for as long as the client listens: never quiet for
+    // the 5 s idle timeout, far below 1 KiB/s. Without the low-speed rule the 30 s total would
+    // end it.
+    const trickle = await started(
+      startTrickleServer({ intervalMs: 100, maxBytes: 1_000_000, inBody: true }),
+    );
+    const s = await store(
+      client,
+      `${trickle.url}/repo.git`,
+      network({
+        timeouts: {
+          connectMs: 2_000,
+          idleMs: 5_000,
+          totalMs: 30_000,
+          lowSpeedLimit: 1024,
+          lowSpeedTimeMs: 1_000,
+        },
+      }),
+    );
+    const err = await failure(s.open());
+    expect(err).toMatchObject({ code: "Timeout" });
+    expect(err.message).toContain(`git server ${trickle.url}/repo.git timed out`);
+    expect(err.message).toMatch(
+      client === "isomorphic"
+        ? /less than 1024 bytes\/s for 1000 ms \(PORCH_PEPR_GIT_LOW_SPEED_LIMIT\)/
+        : /Operation too slow/,
+    );
+    expect(err.message).not.toContain("took longer than");
   });
 
   it.each([200, 404, 500])(

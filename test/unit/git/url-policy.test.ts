@@ -205,19 +205,29 @@ describe("configuration", () => {
     expect(gitUrlPolicyFromEnv({ PORCH_PEPR_GIT_ALLOW_HTTP: "everything" }).http).toBe("none");
   });
 
-  it("reads the timeouts, with defaults of 10 s, 30 s and 5 min", () => {
+  it("reads the timeouts, with defaults of 10 s, 30 s, 5 min and below 1 KiB/s for 30 s", () => {
     expect(gitNetworkFromEnv({}).timeouts).toEqual({
       connectMs: 10_000,
       idleMs: 30_000,
       totalMs: 300_000,
+      lowSpeedLimit: 1024,
+      lowSpeedTimeMs: 30_000,
     });
     expect(
       gitNetworkFromEnv({
         PORCH_PEPR_GIT_CONNECT_TIMEOUT_MS: "1000",
         PORCH_PEPR_GIT_IDLE_TIMEOUT_MS: "2000",
         PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS: "-1",
+        PORCH_PEPR_GIT_LOW_SPEED_LIMIT: "4096",
+        PORCH_PEPR_GIT_LOW_SPEED_TIME_MS: "10000",
       }).timeouts,
-    ).toEqual({ connectMs: 1000, idleMs: 2000, totalMs: 300_000 });
+    ).toEqual({
+      connectMs: 1000,
+      idleMs: 2000,
+      totalMs: 300_000,
+      lowSpeedLimit: 4096,
+      lowSpeedTimeMs: 10_000,
+    });
     expect(gitNetworkFromEnv({}).limits).toEqual({
       maxFileBytes: 1024 * 1024,
       maxPackageBytes: 1024 * 1024,

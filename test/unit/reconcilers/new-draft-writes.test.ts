@@ -74,7 +74,7 @@ describe("a new draft", () => {
       Kptfile: labellingKptfile("base"),
       "cm.yaml": configMap("a"),
     });
-    expect(h.slots.take()).toBe(true);
+    expect(h.slots.take("elsewhere")).toBe(true);
     const calls = h.callsFrom();
 
     await expect(reconcilePackageRevision(`${NS}/${pr.metadata?.name}`, h.ctx)).resolves.toEqual({
@@ -89,6 +89,28 @@ describe("a new draft", () => {
     });
     expect(() => commitsOn(repo.spec?.git?.repo ?? "", "refs/heads/drafts/app/v1")).toThrow();
     expect(h.slots.taken).toBe(1);
+  });
+
+  it("fetches its source holding no render slot: the slot is taken around the render only", async () => {
+    const pr = await cloneOfUpstream(h, {
+      Kptfile: labellingKptfile("base"),
+      "cm.yaml": configMap("a"),
+    });
+    // Every read of a repository's content (the upstream's among them) notes the slots taken.
+    const seen: string[] = [];
+    const named = h.ctx.stores.named.bind(h.ctx.stores);
+    jest.spyOn(h.ctx.stores, "named").mockImplementation(async (...args) => {
+      seen.push(`read with ${h.slots.taken} taken`);
+      return named(...args);
+    });
+
+    await reconcilePackageRevision(`${NS}/${pr.metadata?.name}`, h.ctx);
+
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen)).toEqual(new Set(["read with 0 taken"]));
+    const after = await current(h.cluster, PackageRevisionKind, pr);
+    expect(condition(after, "Rendered")).toMatchObject({ status: "True", reason: "Rendered" });
+    expect(h.slots.taken).toBe(0);
   });
 
   it("keeps the source's files in git when the render fails, and says why", async () => {

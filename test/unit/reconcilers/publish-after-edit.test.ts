@@ -57,14 +57,14 @@ describe("publishing a proposal whose last edit is not rendered yet", () => {
   });
 
   it("waits for a render slot before publishing", async () => {
-    h.slots.take();
+    h.slots.take("elsewhere");
 
     await expect(reconcilePackageRevision(key, h.ctx)).resolves.toEqual({
       requeueAfterMs: 1234,
     });
     expect((await d.store.getPackageContent(d.key)).info.lifecycle).toBe("Proposed");
 
-    h.slots.release();
+    h.slots.release("elsewhere");
     await expect(reconcilePackageRevision(key, h.ctx)).resolves.toBeUndefined();
     await expectPublishedWithTheEdit();
   });

@@ -39,7 +39,7 @@ describe("reconcileRender: render slots", () => {
 
   it("requeues after the configured delay and writes nothing when every slot is taken", async () => {
     const { pr, store } = await draftRevision(h, files);
-    expect(h.slots.take()).toBe(true);
+    expect(h.slots.take("elsewhere")).toBe(true);
     const calls = h.callsFrom();
 
     const result = await reconcileRender(h.ctx, pr, store);
