@@ -9,13 +9,7 @@ import https from "node:https";
 import type { Socket } from "node:net";
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git";
 import { GitStoreError } from "./errors";
-import {
-  assertUrlAllowed,
-  guardedLookup,
-  limitsOf,
-  lowSpeedOf,
-  type GitNetwork,
-} from "./network";
+import { assertUrlAllowed, guardedLookup, limitsOf, lowSpeedOf, type GitNetwork } from "./network";
 import { overLimit } from "./content-limits";
 import { redact } from "./url-policy";
 
