@@ -1,11 +1,13 @@
 import { PackageVariant, PackageVariantKind } from "../../crd-types";
 import { errorMessage } from "../../lib/errors";
+import type { ReconcileResult } from "../../lib/controller/work-queue";
 import {
   DownstreamStep,
   InClusterRef,
   MutationError,
   PENDING_SOURCE_SUFFIX,
   planPackageVariant,
+  renderVerdict,
   stepVerdict,
   type VariantOutcome,
 } from "../../lib/package-variant";
@@ -31,7 +33,18 @@ interface StepResult {
   pending?: string;
   /** A draft whose git server was down at its last attempt. */
   unavailable?: string;
+  /** A draft whose render of its current files failed. */
+  renderFailed?: string;
+  /** A draft whose current files have not been rendered yet. */
+  renderPending?: string;
 }
+
+/**
+ * A variant waiting for its draft's render looks again after this long. The render's end is an
+ * event of the PackageRevision, but the files' version it is compared with comes from another
+ * watch, which may deliver later: without a second look the variant could stay Pending.
+ */
+const RENDER_RECHECK_MS = 10_000;
 
 /** Carries out one step of the state machine; returns the injected objects it read. */
 async function executeStep(
@@ -76,10 +89,11 @@ async function runStep(
         "DraftUpgraded",
         `upgraded ${step.target} to ${step.newUpstream.metadata?.name}`,
       );
-      return { injected };
+      // New files: ready once their render is recorded (its event reconciles this variant).
+      return { injected, ...renderVerdict(step.downstream, undefined) };
     }
     case "checkMutations": {
-      const { decision, injected, created } = await checkMutations(ctx, pv, step);
+      const { decision, injected, created, resourcesVersion } = await checkMutations(ctx, pv, step);
       if (decision.createEditDraft) {
         if (created)
           await ctx.cluster.event(pv, "Normal", "EditDraftCreated", `created ${decision.target}`);
@@ -91,7 +105,7 @@ async function runStep(
           "DraftUpdated",
           `applied mutations to ${decision.target}`,
         );
-      return { injected };
+      return { injected, ...renderVerdict(step.downstream, resourcesVersion) };
     }
     case "error":
     case "wait":
@@ -105,7 +119,10 @@ async function runStep(
  * then the status. Transient failures are thrown after the status is written, so the queue
  * retries with backoff.
  */
-export async function reconcilePackageVariant(key: string, ctx: OperatorContext): Promise<void> {
+export async function reconcilePackageVariant(
+  key: string,
+  ctx: OperatorContext,
+): Promise<ReconcileResult | void> {
   const variants = ctx.caches.variantIndex;
   const pv = await getVariant(ctx, key);
   if (!pv) return variants.remove(key);
@@ -141,6 +158,7 @@ export async function reconcilePackageVariant(key: string, ctx: OperatorContext)
   const outcome: VariantOutcome = { errors: [], pending: [], targets: [] };
   const injected: InClusterRef[] = [];
   let transient: unknown;
+  let recheck = false;
   for (const change of plan.changes) await applyChange(ctx, pv, change);
   for (const step of plan.steps) {
     outcome.targets.push(step.target);
@@ -149,6 +167,11 @@ export async function reconcilePackageVariant(key: string, ctx: OperatorContext)
       injected.push(...result.injected);
       if (result.pending) outcome.pending.push(result.pending);
       if (result.unavailable) (outcome.unavailable ??= []).push(result.unavailable);
+      if (result.renderFailed) (outcome.renderFailed ??= []).push(result.renderFailed);
+      if (result.renderPending) {
+        outcome.pending.push(result.renderPending);
+        recheck = true;
+      }
     } catch (error) {
       outcome.errors.push(errorMessage(error));
       if (
@@ -165,4 +188,5 @@ export async function reconcilePackageVariant(key: string, ctx: OperatorContext)
   variants.setInjected(key, injected);
   await writeVariantStatus(ctx, pv, outcome);
   if (transient) throw transient;
+  if (recheck) return { requeueAfterMs: RENDER_RECHECK_MS };
 }
