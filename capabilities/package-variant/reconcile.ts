@@ -9,6 +9,7 @@ import {
   planPackageVariant,
   renderVerdict,
   stepVerdict,
+  type RevisionChange,
   type VariantOutcome,
 } from "../../lib/package-variant";
 import { UpgradeError } from "../../lib/kpt";
@@ -114,6 +115,33 @@ async function runStep(
 }
 
 /**
+ * Stalled: nothing is planned, but the downstream revisions the variant managed are still there
+ * and still its own; status.downstreamTargets keeps naming them.
+ */
+function writeStalled(ctx: OperatorContext, pv: PackageVariant, stalled: string): Promise<void> {
+  const targets = (pv.status?.downstreamTargets ?? []).map(t => t.name ?? "").filter(Boolean);
+  return writeVariantStatus(ctx, pv, { stalled, errors: [], pending: [], targets });
+}
+
+/** The plan's adoptions, restores and deletions; the failures, each naming its revision. */
+async function applyChanges(
+  ctx: OperatorContext,
+  pv: PackageVariant,
+  changes: RevisionChange[],
+): Promise<Error[]> {
+  const failures: Error[] = [];
+  for (const change of changes) {
+    try {
+      await applyChange(ctx, pv, change);
+    } catch (error) {
+      const what = `${change.action} of PackageRevision "${change.name}" (${change.reasons.join(", ")})`;
+      failures.push(new Error(`${what} failed: ${errorMessage(error)}`, { cause: error }));
+    }
+  }
+  return failures;
+}
+
+/**
  * One PackageVariant, level-triggered (docs/package-variants.md, “Reconcile”): finalizer and
  * deletion policy, validation, upstream selection, then the state machine's changes and steps,
  * then the status. Transient failures are thrown after the status is written, so the queue
@@ -134,32 +162,31 @@ export async function reconcilePackageVariant(
     ...validatePackageVariant(pv.spec, ctx.render.catalog.current()),
     ...packageVariantKindProblems(pv.spec, await readableKindPolicy(ctx)),
   ];
-  if (problems.length > 0)
-    return writeVariantStatus(ctx, pv, {
-      stalled: problems.join("; "),
-      errors: [],
-      pending: [],
-      targets: [],
-    });
+  if (problems.length > 0) return writeStalled(ctx, pv, problems.join("; "));
   const revisions = await relevantRevisions(ctx, pv);
   const plan = planPackageVariant({
     pv,
     upstream: selectUpstream(revisions, pv.spec?.upstream ?? {}),
     revisions,
   });
-  if (plan.stalled)
-    return writeVariantStatus(ctx, pv, {
-      stalled: plan.stalled,
-      errors: [],
-      pending: [],
-      targets: [],
-    });
+  if (plan.stalled) return writeStalled(ctx, pv, plan.stalled);
 
   const outcome: VariantOutcome = { errors: [], pending: [], targets: [] };
   const injected: InClusterRef[] = [];
   let transient: unknown;
   let recheck = false;
-  for (const change of plan.changes) await applyChange(ctx, pv, change);
+  const changeErrors = await applyChanges(ctx, pv, plan.changes);
+  if (changeErrors.length > 0) {
+    // The steps were planned on these changes: none runs, and the status says why before the
+    // retry (an adoption patch that lost a race, an API error).
+    const targets = plan.steps.map(step => step.target);
+    await writeVariantStatus(ctx, pv, {
+      errors: changeErrors.map(errorMessage),
+      pending: [],
+      targets,
+    });
+    throw changeErrors[0].cause ?? changeErrors[0];
+  }
   for (const step of plan.steps) {
     outcome.targets.push(step.target);
     try {
