@@ -71,6 +71,8 @@ export interface MutationOutcome {
   injected: InClusterRef[];
   /** This check created the edit draft (it was not there from an earlier attempt). */
   created?: boolean;
+  /** The downstream's PackageRevisionResources version after the check (its render's target). */
+  resourcesVersion: string | undefined;
 }
 
 /** The variant's mutations applied to `files`, and the in-cluster objects injection read. */
@@ -95,25 +97,27 @@ export async function checkMutations(
   // The watch knows the files' version: unchanged since a check that found nothing, no read.
   const watched = ctx.caches.resources.named(refOf(step.downstream))?.metadata?.resourceVersion;
   if (checks.unchanged(revision, MutationChecks.stamp(pv, watched)))
-    return { decision: decideMutations(step, false), injected: [] };
+    return { decision: decideMutations(step, false), injected: [], resourcesVersion: watched };
   const prr = await resourcesOf(ctx, step.downstream);
   const { result, injected } = await mutated(ctx, pv, prr.spec?.resources ?? {});
   const stamp = MutationChecks.stamp(pv, prr.metadata?.resourceVersion);
   checks.record(revision, stamp, !result.changed && injected.length === 0);
   const decision = decideMutations(step, result.changed);
+  let resourcesVersion = prr.metadata?.resourceVersion;
   if (decision.writeTo) {
-    await writeResources(
+    const written = await writeResources(
       ctx,
       step.downstream,
       { ...result.files },
       FIELD_MANAGER,
       prr.metadata?.resourceVersion,
     );
+    resourcesVersion = written.metadata?.resourceVersion;
   }
   const created = decision.createEditDraft
     ? await createDraft(ctx, pv, decision.createEditDraft)
     : false;
-  return { decision, injected, created };
+  return { decision, injected, created, resourcesVersion };
 }
 
 /**

@@ -1,12 +1,15 @@
 import { PackageVariant, PackageVariantKind } from "../../crd-types";
 import { errorMessage } from "../../lib/errors";
+import type { ReconcileResult } from "../../lib/controller/work-queue";
 import {
   DownstreamStep,
   InClusterRef,
   MutationError,
   PENDING_SOURCE_SUFFIX,
   planPackageVariant,
+  renderVerdict,
   stepVerdict,
+  type RevisionChange,
   type VariantOutcome,
 } from "../../lib/package-variant";
 import { UpgradeError } from "../../lib/kpt";
@@ -31,7 +34,18 @@ interface StepResult {
   pending?: string;
   /** A draft whose git server was down at its last attempt. */
   unavailable?: string;
+  /** A draft whose render of its current files failed. */
+  renderFailed?: string;
+  /** A draft whose current files have not been rendered yet. */
+  renderPending?: string;
 }
+
+/**
+ * A variant waiting for its draft's render looks again after this long. The render's end is an
+ * event of the PackageRevision, but the files' version it is compared with comes from another
+ * watch, which may deliver later: without a second look the variant could stay Pending.
+ */
+const RENDER_RECHECK_MS = 10_000;
 
 /** Carries out one step of the state machine; returns the injected objects it read. */
 async function executeStep(
@@ -76,10 +90,11 @@ async function runStep(
         "DraftUpgraded",
         `upgraded ${step.target} to ${step.newUpstream.metadata?.name}`,
       );
-      return { injected };
+      // New files: ready once their render is recorded (its event reconciles this variant).
+      return { injected, ...renderVerdict(step.downstream, undefined) };
     }
     case "checkMutations": {
-      const { decision, injected, created } = await checkMutations(ctx, pv, step);
+      const { decision, injected, created, resourcesVersion } = await checkMutations(ctx, pv, step);
       if (decision.createEditDraft) {
         if (created)
           await ctx.cluster.event(pv, "Normal", "EditDraftCreated", `created ${decision.target}`);
@@ -91,7 +106,7 @@ async function runStep(
           "DraftUpdated",
           `applied mutations to ${decision.target}`,
         );
-      return { injected };
+      return { injected, ...renderVerdict(step.downstream, resourcesVersion) };
     }
     case "error":
     case "wait":
@@ -100,12 +115,42 @@ async function runStep(
 }
 
 /**
+ * Stalled: nothing is planned, but the downstream revisions the variant managed are still there
+ * and still its own; status.downstreamTargets keeps naming them.
+ */
+function writeStalled(ctx: OperatorContext, pv: PackageVariant, stalled: string): Promise<void> {
+  const targets = (pv.status?.downstreamTargets ?? []).map(t => t.name ?? "").filter(Boolean);
+  return writeVariantStatus(ctx, pv, { stalled, errors: [], pending: [], targets });
+}
+
+/** The plan's adoptions, restores and deletions; the failures, each naming its revision. */
+async function applyChanges(
+  ctx: OperatorContext,
+  pv: PackageVariant,
+  changes: RevisionChange[],
+): Promise<Error[]> {
+  const failures: Error[] = [];
+  for (const change of changes) {
+    try {
+      await applyChange(ctx, pv, change);
+    } catch (error) {
+      const what = `${change.action} of PackageRevision "${change.name}" (${change.reasons.join(", ")})`;
+      failures.push(new Error(`${what} failed: ${errorMessage(error)}`, { cause: error }));
+    }
+  }
+  return failures;
+}
+
+/**
  * One PackageVariant, level-triggered (docs/package-variants.md, “Reconcile”): finalizer and
  * deletion policy, validation, upstream selection, then the state machine's changes and steps,
  * then the status. Transient failures are thrown after the status is written, so the queue
  * retries with backoff.
  */
-export async function reconcilePackageVariant(key: string, ctx: OperatorContext): Promise<void> {
+export async function reconcilePackageVariant(
+  key: string,
+  ctx: OperatorContext,
+): Promise<ReconcileResult | void> {
   const variants = ctx.caches.variantIndex;
   const pv = await getVariant(ctx, key);
   if (!pv) return variants.remove(key);
@@ -117,31 +162,31 @@ export async function reconcilePackageVariant(key: string, ctx: OperatorContext)
     ...validatePackageVariant(pv.spec, ctx.render.catalog.current()),
     ...packageVariantKindProblems(pv.spec, await readableKindPolicy(ctx)),
   ];
-  if (problems.length > 0)
-    return writeVariantStatus(ctx, pv, {
-      stalled: problems.join("; "),
-      errors: [],
-      pending: [],
-      targets: [],
-    });
+  if (problems.length > 0) return writeStalled(ctx, pv, problems.join("; "));
   const revisions = await relevantRevisions(ctx, pv);
   const plan = planPackageVariant({
     pv,
     upstream: selectUpstream(revisions, pv.spec?.upstream ?? {}),
     revisions,
   });
-  if (plan.stalled)
-    return writeVariantStatus(ctx, pv, {
-      stalled: plan.stalled,
-      errors: [],
-      pending: [],
-      targets: [],
-    });
+  if (plan.stalled) return writeStalled(ctx, pv, plan.stalled);
 
   const outcome: VariantOutcome = { errors: [], pending: [], targets: [] };
   const injected: InClusterRef[] = [];
   let transient: unknown;
-  for (const change of plan.changes) await applyChange(ctx, pv, change);
+  let recheck = false;
+  const changeErrors = await applyChanges(ctx, pv, plan.changes);
+  if (changeErrors.length > 0) {
+    // The steps were planned on these changes: none runs, and the status says why before the
+    // retry (an adoption patch that lost a race, an API error).
+    const targets = plan.steps.map(step => step.target);
+    await writeVariantStatus(ctx, pv, {
+      errors: changeErrors.map(errorMessage),
+      pending: [],
+      targets,
+    });
+    throw changeErrors[0].cause ?? changeErrors[0];
+  }
   for (const step of plan.steps) {
     outcome.targets.push(step.target);
     try {
@@ -149,6 +194,11 @@ export async function reconcilePackageVariant(key: string, ctx: OperatorContext)
       injected.push(...result.injected);
       if (result.pending) outcome.pending.push(result.pending);
       if (result.unavailable) (outcome.unavailable ??= []).push(result.unavailable);
+      if (result.renderFailed) (outcome.renderFailed ??= []).push(result.renderFailed);
+      if (result.renderPending) {
+        outcome.pending.push(result.renderPending);
+        recheck = true;
+      }
     } catch (error) {
       outcome.errors.push(errorMessage(error));
       if (
@@ -165,4 +215,5 @@ export async function reconcilePackageVariant(key: string, ctx: OperatorContext)
   variants.setInjected(key, injected);
   await writeVariantStatus(ctx, pv, outcome);
   if (transient) throw transient;
+  if (recheck) return { requeueAfterMs: RENDER_RECHECK_MS };
 }

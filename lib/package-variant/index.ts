@@ -61,7 +61,7 @@ export type {
 } from "./state";
 export { VariantIndex } from "./variant-index";
 export { revisionRelevance } from "./watch-relevance";
-export { PENDING_SOURCE_SUFFIX, stepVerdict, variantConditions } from "./readiness";
+export { PENDING_SOURCE_SUFFIX, renderVerdict, stepVerdict, variantConditions } from "./readiness";
 export type { VariantOutcome } from "./readiness";
 export {
   PACKAGE_VARIANT_LABEL,

@@ -1,6 +1,9 @@
 // What a PackageVariant's Stalled and Ready conditions say. Ready=True means an up-to-date
-// downstream draft exists: a failed step or a draft still waiting for its content is not ready.
-import type { ConditionInput } from "../kubernetes/conditions";
+// downstream draft exists with the variant's mutations rendered into it: a failed step, a draft
+// still waiting for its content and a draft whose render failed or has not run are not ready.
+import type { PackageRevision } from "../../crd-types";
+import { isPublished } from "../git/types";
+import { findCondition, type ConditionInput } from "../kubernetes/conditions";
 import type { DownstreamStep } from "./state";
 
 export interface VariantOutcome {
@@ -12,6 +15,8 @@ export interface VariantOutcome {
   pending: string[];
   /** Drafts whose git server was down at their last attempt (retried meanwhile). */
   unavailable?: string[];
+  /** Drafts whose render of their current files failed: git lacks the variant's mutations. */
+  renderFailed?: string[];
   /** The downstream revisions this variant manages now (status.downstreamTargets). */
   targets: string[];
 }
@@ -43,9 +48,35 @@ export function stepVerdict(step: DownstreamStep): {
 }
 
 /**
+ * Whether a Draft or Proposed downstream rendered the files it holds now (`resourcesVersion`,
+ * its PackageRevisionResources' resourceVersion): its draft branch gets the variant's mutations
+ * only through that render. A published downstream's content is what was published.
+ */
+export function renderVerdict(
+  downstream: PackageRevision,
+  resourcesVersion: string | undefined,
+): { renderFailed?: string; renderPending?: string } {
+  if (isPublished(downstream.spec?.lifecycle)) return {};
+  const name = downstream.metadata?.name ?? "";
+  const rendered = findCondition(downstream.status?.conditions, "Rendered");
+  if (
+    !resourcesVersion ||
+    downstream.status?.observedPrrResourceVersion !== resourcesVersion ||
+    !rendered
+  )
+    return {
+      renderPending: `waiting for PackageRevision "${name}" to render its current resources`,
+    };
+  if (rendered.status === "True") return {};
+  return {
+    renderFailed: `PackageRevision "${name}" did not render: ${rendered.reason}: ${rendered.message}`,
+  };
+}
+
+/**
  * Stalled and Ready with the reference's reasons (ValidationError / Valid; Error / NoErrors),
- * plus Ready=False reason Unavailable while a draft's git server is down, and Pending while a
- * draft waits for its content.
+ * plus Ready=False reason RenderFailed when a draft's render failed, Unavailable while a draft's
+ * git server is down, and Pending while a draft waits for its content or its render.
  */
 export function variantConditions(outcome: VariantOutcome): ConditionInput[] {
   const stalled: ConditionInput = outcome.stalled
@@ -59,7 +90,15 @@ export function variantConditions(outcome: VariantOutcome): ConditionInput[] {
   const failure = outcome.stalled ? "invalid packagevariant object" : outcome.errors.join("; ");
   let ready: ConditionInput;
   const unavailable = outcome.unavailable ?? [];
+  const renderFailed = outcome.renderFailed ?? [];
   if (failure) ready = { type: "Ready", status: "False", reason: "Error", message: failure };
+  else if (renderFailed.length > 0)
+    ready = {
+      type: "Ready",
+      status: "False",
+      reason: "RenderFailed",
+      message: renderFailed.join("; "),
+    };
   else if (unavailable.length > 0)
     ready = {
       type: "Ready",

@@ -11,12 +11,14 @@ import { LATEST_REVISION_LABEL } from "../packages/latest-revision";
  * Of a PackageRevision: its spec and metadata (but the latest-revision label, which the
  * PackageRevision capability moves and no variant decision reads), and the status fields the
  * state machine reads (revision, creation source, upstream lock, Ready), plus the end of each
- * render, after which the draft's files are checked for the variant's mutations again.
+ * render and its outcome (Rendered), after which the draft's files are checked for the
+ * variant's mutations again and Ready follows the render.
  */
 export function revisionRelevance(pr: PackageRevision): unknown {
   const m = pr.metadata ?? {};
   const s = pr.status ?? {};
   const ready = s.conditions?.find(c => c.type === "Ready");
+  const rendered = s.conditions?.find(c => c.type === "Rendered");
   const labels = { ...m.labels };
   delete labels[LATEST_REVISION_LABEL];
   return [
@@ -30,6 +32,7 @@ export function revisionRelevance(pr: PackageRevision): unknown {
     s.creationSource,
     s.upstreamLock,
     [ready?.status, ready?.reason, ready?.message],
+    [rendered?.status, rendered?.reason, rendered?.message],
     s.observedPrrResourceVersion,
   ];
 }

@@ -87,6 +87,32 @@ it("is Ready=False with the source's failure when its draft cannot be created", 
   );
 });
 
+it("is Ready=False, reason RenderFailed, naming its draft, while the draft does not render its mutations", async () => {
+  // The mutation prepends a function no catalog entry runs: git keeps the unmutated package.
+  apply(
+    pvYaml(
+      "unrendered",
+      `  upstream: {repo: blueprints, package: base, revision: 1}
+  downstream: {repo: deployments, package: unrendered}
+  pipeline:
+    mutators:
+    - {name: unmapped, image: example.com/fns/not-in-the-catalog:v1}
+`,
+    ),
+  );
+  const ready = await eventually(
+    "unrendered Ready=False RenderFailed",
+    () => {
+      const c = readyOf("packagevariant", "unrendered");
+      return c?.status === "False" && c.reason === "RenderFailed" ? c : undefined;
+    },
+    90_000,
+  );
+  expect(ready.message).toMatch(
+    /^PackageRevision "deployments\.unrendered\.packagevariant-1" did not render: FunctionUnavailable: .*not-in-the-catalog/,
+  );
+});
+
 it("copies the Kptfile's readiness gates to the PackageRevision, so an unfilled required point blocks publishing", async () => {
   apply(
     pvYaml(

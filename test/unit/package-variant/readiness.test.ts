@@ -1,5 +1,10 @@
 import type { PackageRevision } from "../../../crd-types";
-import { planPackageVariant, stepVerdict, variantConditions } from "../../../lib/package-variant";
+import {
+  planPackageVariant,
+  renderVerdict,
+  stepVerdict,
+  variantConditions,
+} from "../../../lib/package-variant";
 import { revision, upstreamRevision, variant } from "./fixtures";
 
 const upstream = upstreamRevision(2);
@@ -77,5 +82,53 @@ describe("Ready means an up-to-date draft exists", () => {
     });
     expect(ready).toMatchObject({ status: "False", reason: "Unavailable" });
     expect(ready?.message).toMatch(/git server is unavailable$/);
+  });
+});
+
+describe("Ready follows the downstream draft's render", () => {
+  const rendered = (status: "True" | "False", observed = "7", reason = "Rendered") => {
+    const draft = revision({ ws: "packagevariant-1", source: true });
+    draft.status = {
+      observedPrrResourceVersion: observed,
+      conditions: [
+        { type: "Rendered", status, reason, message: "image x: no entry", lastTransitionTime: "" },
+      ],
+    };
+    return draft;
+  };
+
+  it("is ready when the draft rendered its current files", () => {
+    expect(renderVerdict(rendered("True"), "7")).toEqual({});
+  });
+
+  it("waits while the files it holds now have not been rendered", () => {
+    const name = rendered("True").metadata?.name;
+    const waiting = `waiting for PackageRevision "${name}" to render its current resources`;
+    expect(renderVerdict(rendered("True"), "8")).toEqual({ renderPending: waiting });
+    expect(renderVerdict(rendered("True"), undefined)).toEqual({ renderPending: waiting });
+    expect(renderVerdict(revision({ ws: "packagevariant-1" }), "7")).toEqual({
+      renderPending: waiting,
+    });
+  });
+
+  it("is False, reason RenderFailed, naming the draft and its render failure", () => {
+    const draft = rendered("False", "7", "FunctionUnavailable");
+    const verdict = renderVerdict(draft, "7");
+    expect(verdict.renderFailed).toBe(
+      `PackageRevision "${draft.metadata?.name}" did not render: FunctionUnavailable: image x: no entry`,
+    );
+    const ready = readyOf({
+      errors: [],
+      pending: [],
+      targets: [],
+      renderFailed: [verdict.renderFailed ?? ""],
+    });
+    expect(ready).toMatchObject({ status: "False", reason: "RenderFailed" });
+  });
+
+  it("does not ask a published downstream to render again", () => {
+    const published = rendered("False", "1");
+    published.spec = { ...published.spec, lifecycle: "Published" };
+    expect(renderVerdict(published, "9")).toEqual({});
   });
 });

@@ -100,4 +100,20 @@ describe("a missing upstream", () => {
     });
     expect(await h.cluster.list(PackageRevisionKind, { namespace: NS })).toEqual([]);
   });
+
+  it("keeps naming the downstream revisions it managed while it is stalled", async () => {
+    const pv = await seed(h.cluster, PackageVariantKind, {
+      metadata: { name: "pv", namespace: NS },
+      spec: { upstream, downstream: { repo: "deployments", package: "basens" } },
+      status: { downstreamTargets: [{ name: "deployments.basens.packagevariant-1" }] },
+    } as PackageVariant);
+
+    await reconcilePackageVariant(`${NS}/pv`, h.ctx);
+
+    const after = await current(h.cluster, PackageVariantKind, pv);
+    expect(conditionsOf(after).Stalled).toMatchObject({ status: "True", message: MISSING });
+    expect(after.status?.downstreamTargets).toEqual([
+      { name: "deployments.basens.packagevariant-1" },
+    ]);
+  });
 });
