@@ -27,6 +27,8 @@ import { createTenant, draft, isReady, removeTenant, type Tenant } from "./tenan
 export const VICTIM_P99_RATIO_BOUND = 3;
 const SAMPLE_MS = 250;
 const END_POLL_MS = 2000;
+/** Attacking objects whose conditions are kept in the results, per attack. */
+const KEPT_CONDITIONS = 20;
 
 /** The watcher's RSS every 250 ms, and the processes it ran as (a new pid is a restart). */
 class WatcherSampler {
@@ -127,9 +129,15 @@ async function underAttack(
       groups = await attack.objects().catch(() => groups);
     }
     sampler.stop();
-    const conditions = groups.flatMap(group =>
-      group.map(obj => conditionsLine(obj.kind ?? "", obj.metadata.name, conditionsOf(obj))),
-    );
+    // A burst's Ready drafts say nothing: only those not Ready are recorded, at most 20.
+    const told = attack.hitsLimit ? groups : groups.filter(g => !g.every(isReady));
+    const conditions = told
+      .slice(0, KEPT_CONDITIONS)
+      .flatMap(group =>
+        group.map(obj => conditionsLine(obj.kind ?? "", obj.metadata.name, conditionsOf(obj))),
+      );
+    if (told.length > KEPT_CONDITIONS)
+      conditions.push(`… and ${told.length - KEPT_CONDITIONS} more`);
     for (const line of conditions) ctx.log(`${name}: ${line}`);
     return {
       ...latency,
@@ -151,8 +159,8 @@ async function underAttack(
 
 async function run(ctx: FaultContext, sizes: NoisyNeighbourSizes): Promise<NoisyNeighbourResult> {
   const started = performance.now();
-  const sampler = new WatcherSampler(ctx).start();
   const victim = await createTenant(ctx, "victim", "victim");
+  const sampler = new WatcherSampler(ctx).start();
   try {
     const baseline = await victimSeries(ctx, victim, "idle", sizes);
     ctx.log(`idle baseline: p50 ${baseline.p50Ms} ms, p99 ${baseline.p99Ms} ms`);
@@ -171,7 +179,7 @@ async function run(ctx: FaultContext, sizes: NoisyNeighbourSizes): Promise<Noisy
       victimP99Ratio: Math.max(0, ...ratios),
       watcherPeakRssMb: round(Math.max(sampler.peakMb, highWater), 1),
       rssBoundMb: RSS_PEAK_BOUND_MB,
-      restarts: sampler.pids.size - 1,
+      restarts: Math.max(0, sampler.pids.size - 1),
       unnamedLimits,
       attacks,
       seconds: Math.round((performance.now() - started) / 1000),
