@@ -118,6 +118,15 @@ async function underAttack(
   const sampler = new WatcherSampler(ctx).start();
   const firstPid = ctx.pidOf("watcher");
   let attack: Attack | undefined;
+  let ending: Promise<void> | undefined;
+  // The attack's aftermath (its namespace deleted) is measured with it: a watcher that dies
+  // while its finalizers are handled restarted because of this attack.
+  const end = () =>
+    (ending ??= (async () => {
+      await attack?.stop().catch(() => undefined);
+      await removeTenant(ctx, ns);
+      sampler.stop();
+    })());
   try {
     ctx.log(`${name}: starting the attack from ${ns}`);
     attack = await ATTACK_STARTS[name](ctx, ns, sizes);
@@ -128,7 +137,6 @@ async function underAttack(
       await sleep(END_POLL_MS);
       groups = await attack.objects().catch(() => groups);
     }
-    sampler.stop();
     // A burst's Ready drafts say nothing: only those not Ready are recorded, at most 20.
     const told = attack.hitsLimit ? groups : groups.filter(g => !g.every(isReady));
     const conditions = told
@@ -139,6 +147,8 @@ async function underAttack(
     if (told.length > KEPT_CONDITIONS)
       conditions.push(`… and ${told.length - KEPT_CONDITIONS} more`);
     for (const line of conditions) ctx.log(`${name}: ${line}`);
+    const ready = attack.hitsLimit ? undefined : groups.filter(g => g.every(isReady)).length;
+    await end();
     return {
       ...latency,
       p99Ratio: p99Ratio(latency.p99Ms, baseline),
@@ -146,14 +156,12 @@ async function underAttack(
       restarts: [...sampler.pids].filter(pid => pid !== firstPid).length,
       attackingObjects: groups.length,
       limitNamed: groups.filter(namesLimit).length,
-      ...(!attack.hitsLimit && { ready: groups.filter(g => g.every(isReady)).length }),
+      ...(ready !== undefined && { ready }),
       conditions,
       seconds: Math.round((performance.now() - started) / 1000),
     };
   } finally {
-    sampler.stop();
-    await attack?.stop().catch(() => undefined);
-    await removeTenant(ctx, ns);
+    await end();
   }
 }
 
