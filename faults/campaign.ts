@@ -32,7 +32,11 @@ async function runOne<K extends ScenarioName>(
 ): Promise<void> {
   const scenario = SCENARIOS[name] as Scenario<K>;
   try {
-    const result = await withFaultEnvironment(name, ctx => scenario.run(ctx, sizes));
+    const result = await withFaultEnvironment(
+      name,
+      ctx => scenario.run(ctx, sizes),
+      scenario.moduleEnv?.(sizes),
+    );
     (results as Partial<ScenarioResults>)[name] = result;
     results.violations[name] = violationsOf(scenario, result, sizes);
   } catch (error) {

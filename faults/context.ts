@@ -31,13 +31,26 @@ export const keptLogs = (scenario: string) => join(repoRoot, ".local", "faults",
 export async function withFaultEnvironment<T>(
   name: string,
   scenario: (ctx: FaultContext) => Promise<T>,
+  /** Settings the module's processes get (they inherit this process's environment). */
+  moduleEnv: Record<string, string> = {},
 ): Promise<T> {
   const log = (message: string) => process.stderr.write(`[faults ${name}] ${message}\n`);
   const workDir = mkdtempSync(join(tmpdir(), `porch-pepr-faults-${name}-`));
   process.env.PORCH_PEPR_GIT_CACHE = join(workDir, "operator-cache");
   process.env.PORCH_PEPR_MODULE_NODE_FLAGS = `--max-old-space-size=${POD_HEAP_MB} ${INSPECT_ON_SIGNAL}`;
   log("starting the embedded default");
-  const env = await startEnvironment({ purpose: "faults" });
+  // Set for the whole scenario: a module process restarted later reads them again.
+  const before = Object.fromEntries(Object.keys(moduleEnv).map(k => [k, process.env[k]]));
+  const restore = () => {
+    for (const [k, v] of Object.entries(before))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+  };
+  Object.assign(process.env, moduleEnv);
+  const env = await startEnvironment({ purpose: "faults" }).catch((error: unknown) => {
+    restore();
+    throw error;
+  });
   const ca = readFileSync(env.controlPlane.certs.caCert);
   const pidOf = (which: "watcher" | "admission") => readPid(pidFile({ env }, which));
   const pids = () => ({
@@ -64,6 +77,7 @@ export async function withFaultEnvironment<T>(
     cpSync(join(env.stateDir, "logs"), join(keep, "logs"), { recursive: true });
     ctx.api.agent.destroy();
     await env.stop().catch(() => undefined);
+    restore();
     rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -10,6 +10,7 @@ const TITLES: Record<ScenarioName, string> = {
   apiServerRestarts: "API server restarted during fan-out",
   fuzz: "Admission fuzzing through the live webhook",
   soak: "Soak: steady churn",
+  noisyNeighbour: "Noisy neighbour: a victim's drafts while another namespace attacks",
 };
 
 function section(results: CampaignResults, name: ScenarioName): string[] {

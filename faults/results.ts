@@ -116,12 +116,61 @@ export interface SoakResult {
   liveHeapSlopeMbPerHour: number;
 }
 
+/** The attacks of the noisy-neighbour scenario, in the order it runs them. */
+export const ATTACKS = [
+  "hugeBlob",
+  "multiplyingFunction",
+  "tricklingClones",
+  "draftBurst",
+] as const;
+export type AttackName = (typeof ATTACKS)[number];
+
+/** The victim's time from creating a draft until it is Ready, in ms. */
+export interface VictimLatency {
+  drafts: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Drafts not Ready within the bound (counted at the bound). */
+  timedOut: number;
+}
+
+export interface AttackResult extends VictimLatency {
+  /** The victim's p99 ÷ its idle p99. */
+  p99Ratio: number;
+  watcherPeakRssMb: number;
+  restarts: number;
+  /** Objects the attacker created. */
+  attackingObjects: number;
+  /** Those that ended with a condition naming the limit they hit (the burst hits none). */
+  limitNamed: number;
+  /** Burst drafts Ready when the attack ended. */
+  ready?: number;
+  /** Each attacking object's conditions at the end: "Kind name: Type=Status Reason: message". */
+  conditions: string[];
+  seconds: number;
+}
+
+export interface NoisyNeighbourResult {
+  baseline: VictimLatency;
+  /** The worst attack's victim p99 ÷ the idle baseline's. */
+  victimP99Ratio: number;
+  watcherPeakRssMb: number;
+  /** 60% of the watcher's pod limit. */
+  rssBoundMb: number;
+  restarts: number;
+  /** Attacking objects (of the huge blob, the function and the clones) naming no limit. */
+  unnamedLimits: number;
+  attacks: Partial<Record<AttackName, AttackResult>>;
+  seconds: number;
+}
+
 export interface ScenarioResults {
   watcherKills: WatcherKillsResult;
   gitServerKills: GitServerKillsResult;
   apiServerRestarts: ApiServerRestartsResult;
   fuzz: FuzzResult;
   soak: SoakResult;
+  noisyNeighbour: NoisyNeighbourResult;
 }
 
 export type ScenarioName = keyof ScenarioResults;

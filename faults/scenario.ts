@@ -9,6 +9,8 @@ export interface Scenario<K extends ScenarioName> {
   zeros: (keyof ScenarioResults[K])[];
   /** Further invariants (e.g. every fault injected as often as asked): messages of those broken. */
   check?(result: ScenarioResults[K], sizes: Sizes): string[];
+  /** Settings of the module's processes for this scenario (an operator limit set lower). */
+  moduleEnv?(sizes: Sizes): Record<string, string>;
 }
 
 /** The invariants `result` breaks, named. */

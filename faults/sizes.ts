@@ -7,6 +7,32 @@ export interface Sizes {
   apiServerRestarts: { cycles: number; variants: number };
   fuzz: { cases: number };
   soak: { minutes: number };
+  noisyNeighbour: NoisyNeighbourSizes;
+}
+
+/** The noisy-neighbour scenario (faults/scenarios/noisy-neighbour.ts). */
+export interface NoisyNeighbourSizes {
+  /** Drafts the victim creates one after another, idle and under each attack. */
+  victimDrafts: number;
+  /** The file on the tenant's tag, in MiB. */
+  blobMiB: number;
+  /** Target slots of the multiplying apply-replacements edit: the map doubles at each. */
+  multiplyTargets: number;
+  /** Drafts cloning from the trickling server. */
+  trickleSources: number;
+  /** Drafts the attacker creates at once. */
+  burst: number;
+  /** The most one attack may take to end (every attacking object with its condition). */
+  attackSeconds: number;
+  /** The most one victim draft may take to be Ready. */
+  victimTimeoutSeconds: number;
+  /**
+   * The operator's git total timeout (PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS), undefined for its
+   * default: the short run sets a shorter one so the trickling sources hit it within the run.
+   */
+  gitTotalTimeoutSeconds?: number;
+  /** Whether the victim's latency is judged (the full run) or only reported (the short run). */
+  judgeLatency: boolean;
 }
 
 export const FULL: Sizes = {
@@ -15,6 +41,17 @@ export const FULL: Sizes = {
   apiServerRestarts: { cycles: 2, variants: 100 },
   fuzz: { cases: 10_000 },
   soak: { minutes: 30 },
+  noisyNeighbour: {
+    victimDrafts: 10,
+    blobMiB: 96,
+    multiplyTargets: 40,
+    trickleSources: 10,
+    burst: 500,
+    // the trickling sources end at the operator's default 5-minute git total timeout
+    attackSeconds: 420,
+    victimTimeoutSeconds: 120,
+    judgeLatency: true,
+  },
 };
 
 export const SHORT: Sizes = {
@@ -23,4 +60,15 @@ export const SHORT: Sizes = {
   apiServerRestarts: { cycles: 1, variants: 10 },
   fuzz: { cases: 300 },
   soak: { minutes: 1 },
+  noisyNeighbour: {
+    victimDrafts: 3,
+    blobMiB: 16,
+    multiplyTargets: 40,
+    trickleSources: 10,
+    burst: 40,
+    attackSeconds: 90,
+    victimTimeoutSeconds: 60,
+    gitTotalTimeoutSeconds: 30,
+    judgeLatency: false,
+  },
 };

@@ -8,6 +8,7 @@ import { mapLimit } from "../../lib/controller/concurrency";
 import { paths } from "../../bench/kube";
 import { round } from "../../bench/metrics";
 import type { FaultContext } from "../context";
+import { percentile } from "../neighbour-stats";
 import { caseAt, type FuzzCase } from "../fuzz/cases";
 import { classify, denialText, type Verdict } from "../fuzz/classify";
 import { SEEDS, type FuzzKind } from "../fuzz/seeds";
@@ -86,10 +87,6 @@ function keepSlowest(slowest: { ms: number; what: string }[], ms: number, c: Fuz
   slowest.push({ ms, what: describe(c) });
   slowest.sort((a, b) => b.ms - a.ms);
   slowest.length = Math.min(slowest.length, SLOWEST_KEPT);
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
 async function run(ctx: FaultContext, cases: number): Promise<FuzzResult> {

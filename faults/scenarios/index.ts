@@ -4,6 +4,7 @@ import type { Scenario } from "../scenario";
 import { apiServerRestarts } from "./api-server-restarts";
 import { fuzz } from "./fuzz";
 import { gitServerKills } from "./git-server-kills";
+import { noisyNeighbour } from "./noisy-neighbour";
 import { soak } from "./soak";
 import { watcherKills } from "./watcher-kills";
 
@@ -13,4 +14,5 @@ export const SCENARIOS: { [K in ScenarioName]: Scenario<K> } = {
   apiServerRestarts,
   fuzz,
   soak,
+  noisyNeighbour,
 };

@@ -1,0 +1,61 @@
+// The noisy-neighbour scenario's arithmetic and judgements, kept pure so they are unit-tested:
+// the victim's latency percentiles, and whether an attacking object's condition names the
+// operator limit it hit.
+import { round } from "../bench/metrics";
+import { errorConditions, type StatusCondition } from "./soak-stats";
+import type { VictimLatency } from "./results";
+
+/** The nearest-rank percentile `p` of ascending `sorted` (0 for none). */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+/** p50 and p99 of the victim's times to Ready (ms); drafts that timed out count at the bound. */
+export function victimLatency(times: readonly number[], timedOut: number): VictimLatency {
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    drafts: times.length,
+    p50Ms: Math.round(percentile(sorted, 50)),
+    p99Ms: Math.round(percentile(sorted, 99)),
+    timedOut,
+  };
+}
+
+/** `p99Ms` ÷ the baseline's, to 0.01 (Infinity when the baseline is 0). */
+export const p99Ratio = (p99Ms: number, baseline: VictimLatency) =>
+  baseline.p99Ms > 0 ? round(p99Ms / baseline.p99Ms, 2) : Infinity;
+
+/**
+ * Words an operator bound's message uses: its setting (PORCH_PEPR_…), "limit", "exceeds",
+ * "at most", a timeout. The API server's own refusal of an oversized write ("Request entity too
+ * large", etcd's "request is too large") is not one: it is where an unbounded operator fails.
+ */
+const LIMIT_WORDS = /PORCH_PEPR_[A-Z0-9_]+|\blimits?\b|\bexceed|\bat most\b|\btime(d)? ?out\b/i;
+const API_SIZE_REFUSAL = /request entity too large|request is too large|etcdserver/i;
+
+/** The failure condition among `conditions` that names the limit the object hit, if any. */
+export function limitCondition(
+  conditions: readonly StatusCondition[],
+): StatusCondition | undefined {
+  return errorConditions(conditions).find(c => {
+    const text = `${c.reason ?? ""}: ${c.message ?? ""}`;
+    return LIMIT_WORDS.test(text) && !API_SIZE_REFUSAL.test(text);
+  });
+}
+
+/** Longest message kept per condition in the results (a status may quote a lot). */
+const MESSAGE_CHARS = 300;
+
+/** "Kind name: Type=Status Reason: message; …", messages cut at 300 characters. */
+export function conditionsLine(
+  kind: string,
+  name: string,
+  conditions: readonly StatusCondition[],
+): string {
+  const each = conditions.map(c => {
+    const message = c.message ?? "";
+    const cut = message.length > MESSAGE_CHARS ? `${message.slice(0, MESSAGE_CHARS)}…` : message;
+    return `${c.type}=${c.status} ${c.reason ?? ""}: ${cut}`;
+  });
+  return `${kind} ${name}: ${each.length > 0 ? each.join("; ") : "no conditions"}`;
+}
