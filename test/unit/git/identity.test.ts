@@ -10,7 +10,10 @@ const forged = "a@example.com>\ncommitter Mallory <m@example.com> 0 +0000";
 describe("commit identities", () => {
   it("refuses a Repository author or email that could break a commit header, at admission", () => {
     const spec = (author: string, email: string) =>
-      ({ type: "git", git: { repo: "https://github.com/o/r.git", author, email } }) as Repository["spec"];
+      ({
+        type: "git",
+        git: { repo: "https://github.com/o/r.git", author, email },
+      }) as Repository["spec"];
     expect(validateRepository(spec("Porch Bot", "bot@example.com"), policy)).toEqual([]);
     expect(validateRepository(spec("Eve <e@x>", forged), policy)).toEqual([
       `spec.git.author: Invalid value: "Eve <e@x>": must not contain control characters, '<' or '>'`,
@@ -26,7 +29,13 @@ describe("commit identities", () => {
 
   it("is made safe again where a commit is written: no forged header line", () => {
     const sig = signatureNow({ name: "Eve\r\n", email: forged }, new Date(0));
-    const raw = encodeCommit({ tree: "t", parents: [], message: "m\n", author: sig, committer: sig });
+    const raw = encodeCommit({
+      tree: "t",
+      parents: [],
+      message: "m\n",
+      author: sig,
+      committer: sig,
+    });
     const text = raw.toString("utf8");
     const head = text.slice(0, text.indexOf("\n\n")).split("\n");
     expect(head.map(l => l.split(" ")[0])).toEqual(["tree", "author", "committer"]);
