@@ -125,8 +125,10 @@ describe("the requester's own rights for what the operator reads", () => {
       allowed: [{ group: "", version: "v1", kind: "ConfigMap" }],
       clusterScoped: new Set<string>(),
     };
-    t.cluster.serve(ConfigMapKind);
     const req = new PeprValidateRequest<PackageVariant>(request("bob", pv));
+    // A kind not served yet has nothing to read and no resource to ask about.
+    expect(await readProblems(t.ctx, req, packageVariantReads(pv.spec, policy))).toEqual([]);
+    t.cluster.serve(ConfigMapKind);
     expect(await readProblems(t.ctx, req, packageVariantReads(pv.spec, policy))).toEqual([
       'spec.injectors[0]: "bob" may not get configmaps "db" in namespace "team-a"; the operator reads for an object only what whoever applies it may get themselves',
     ]);
