@@ -18,7 +18,7 @@ interface WithSpec extends KubernetesObject {
  * down can still get finalizers removed and be deleted (the controller reports its problems).
  */
 export function denyProblems<T extends WithSpec>(
-  rules: (spec: T["spec"]) => string[] | Promise<string[]>,
+  rules: (spec: T["spec"], req: PeprValidateRequest<T>) => string[] | Promise<string[]>,
 ): (req: PeprValidateRequest<T>) => Promise<ValidateResponse> {
   return async req => {
     try {
@@ -28,7 +28,7 @@ export function denyProblems<T extends WithSpec>(
       if (req.Request.operation === "UPDATE" && isDeepStrictEqual(old?.spec, req.Raw.spec)) {
         return req.Approve();
       }
-      const problems = await rules(req.Raw.spec);
+      const problems = await rules(req.Raw.spec, req);
       return problems.length === 0 ? req.Approve() : req.Deny(problems.join("; "));
     } catch (error) {
       return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);

@@ -8,15 +8,19 @@ import {
 } from "../../crd-types";
 import {
   packageVariantKindProblems,
+  packageVariantReads,
+  packageVariantSetReads,
   packageVariantSetKindProblems,
   validatePackageVariant,
   validatePackageVariantSet,
 } from "../../lib/validation";
 import { readableKindPolicy } from "../shared/readable-kinds";
 import { operator } from "../operator";
+import { stampApprovalRecord } from "./approval-record";
 import { denyProblems } from "./deny-problems";
 import { validatePackageRevisionRequest, validateResourcesRequest } from "./package-revisions";
 import { validateRepositoryRequest } from "./repositories";
+import { readProblems, requestContext } from "./requests";
 
 /**
  * Admission: invalid PackageVariant and PackageVariantSet specs, impossible PackageRevision
@@ -32,23 +36,46 @@ export const Admission = new Capability({
 
 const { When } = Admission;
 
+/**
+ * The operator writes the PackageVariants of a set: those inherit the reads checked when the
+ * set was admitted (README, Security model).
+ */
+const byOperator = async (req: Parameters<typeof requestContext>[1]) =>
+  (await requestContext(operator, req)).byOperator;
+
 When(PackageVariant)
   .IsCreatedOrUpdated()
   .Validate(
-    denyProblems(async spec => [
-      ...validatePackageVariant(spec, operator.render.catalog.current()),
-      ...packageVariantKindProblems(spec, await readableKindPolicy(operator)),
-    ]),
+    denyProblems(async (spec, req) => {
+      const policy = await readableKindPolicy(operator);
+      const problems = [
+        ...validatePackageVariant(spec, operator.render.catalog.current()),
+        ...packageVariantKindProblems(spec, policy),
+      ];
+      // What the requester may not read is asked only of a spec whose reads are well formed.
+      if (problems.length > 0 || (await byOperator(req))) return problems;
+      return readProblems(operator, req, packageVariantReads(spec, policy));
+    }),
   );
 
 When(PackageVariantSet)
   .IsCreatedOrUpdated()
   .Validate(
-    denyProblems(async spec => [
-      ...validatePackageVariantSet(spec),
-      ...packageVariantSetKindProblems(spec, await readableKindPolicy(operator)),
-    ]),
+    denyProblems(async (spec, req) => {
+      const policy = await readableKindPolicy(operator);
+      const problems = [
+        ...validatePackageVariantSet(spec),
+        ...packageVariantSetKindProblems(spec, policy),
+      ];
+      if (problems.length > 0 || (await byOperator(req))) return problems;
+      return readProblems(operator, req, packageVariantSetReads(spec, policy));
+    }),
   );
+
+// Who proposed and who approved, written from the authenticated user (approval-record.ts).
+When(PackageRevision)
+  .IsCreatedOrUpdated()
+  .Mutate(req => stampApprovalRecord(operator, req));
 
 When(PackageRevision)
   .IsCreatedOrUpdated()

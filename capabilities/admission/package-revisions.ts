@@ -4,16 +4,20 @@ import { errorMessage } from "../../lib/errors";
 import { gitUrlPolicyFromEnv } from "../../lib/git/url-policy";
 import {
   AdmissionContext,
+  approvalProblem,
   cloneSourceUrlProblems,
   repositoryUidProblem,
   validatePackageRevision,
   validatePackageRevisionResources,
 } from "../../lib/validation";
-import { copySourceProblem } from "../../lib/packages/lifecycle";
+import { copySourceProblem, isApprovalMove } from "../../lib/packages/lifecycle";
+import type { Lifecycle } from "../../lib/git/types";
 import { refOf } from "../../lib/cluster/port";
 import type { OperatorContext } from "../context";
 import { workspaceTakenBy } from "../shared/workspace-owners";
-import { answer, requestContext, secretProblems } from "./requests";
+import { recordOf } from "../../lib/packages/approval-record";
+import { approvalRecordProblems } from "./approval-record";
+import { answer, requestContext, reviewProblems, secretProblems } from "./requests";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
 
@@ -31,6 +35,40 @@ async function copySourceProblems(
   if (!source) return []; // not known yet: the source step reports it
   const problem = copySourceProblem(source);
   return problem ? [`spec.source.${problem}`] : [];
+}
+
+/**
+ * Approving, rejecting and withdrawing a deletion proposal need the approval right: `update` on
+ * `packagerevisions/approval` (RBAC grants it although no API serves the subresource here).
+ */
+async function approvalProblems(
+  ctx: OperatorContext,
+  req: PeprValidateRequest<PackageRevision>,
+): Promise<string[]> {
+  const old = req.OldResource as PackageRevision | undefined;
+  if (req.Request.operation !== "UPDATE" || !old) return [];
+  const from = (old.spec?.lifecycle ?? "Draft") as Lifecycle;
+  const to = (req.Raw.spec?.lifecycle ?? "Draft") as Lifecycle;
+  if (!isApprovalMove(from, to)) return [];
+  // Taking back one's own proposal is withdrawing it, not rejecting it.
+  const proposer = recordOf(old.metadata?.annotations).proposedBy;
+  if (to === "Draft" && proposer !== undefined && proposer === req.Request.userInfo?.username)
+    return [];
+  const namespace = req.Raw.metadata?.namespace ?? "";
+  return reviewProblems(ctx, req, [
+    {
+      field: "spec.lifecycle",
+      attributes: {
+        verb: "update",
+        group: PackageRevisionKind.group,
+        resource: PackageRevisionKind.plural,
+        subresource: "approval",
+        namespace,
+        name: req.Raw.metadata?.name ?? "",
+      },
+      denial: () => approvalProblem(from, to, req.Request.userInfo, namespace),
+    },
+  ]);
 }
 
 /** A new revision may not name a package and workspace another object already has. */
@@ -52,6 +90,7 @@ export async function validatePackageRevisionRequest(
     const admission = await requestContext(ctx, req);
     const old = req.OldResource as PackageRevision | undefined;
     const problems = validatePackageRevision(req.Raw, old, admission);
+    problems.push(...(await approvalRecordProblems(ctx, req)));
     const uid = repositoryUidProblem(req.Raw.metadata?.annotations, old?.metadata?.annotations);
     if (uid) problems.push(uid);
     // The source is immutable: its URL is checked once, when the revision is created.
@@ -63,6 +102,8 @@ export async function validatePackageRevisionRequest(
         problems.push(...(await workspaceProblems(ctx, req.Raw)));
       problems.push(...(await secretProblems(ctx, req, "PackageRevision")));
       problems.push(...(await copySourceProblems(ctx, req)));
+      // Only a move the rules above allow is worth asking about.
+      if (problems.length === 0) problems.push(...(await approvalProblems(ctx, req)));
     }
     return answer(req, problems);
   } catch (error) {

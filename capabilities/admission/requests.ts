@@ -2,8 +2,11 @@ import { PeprValidateRequest, type kind } from "pepr";
 import {
   AdmissionContext,
   isOperatorRequest,
+  readUseProblem,
   secretUseProblem,
   secretUses,
+  type ReadUse,
+  type RequestUser,
 } from "../../lib/validation";
 import type { OperatorContext } from "../context";
 import { errorMessage } from "../../lib/errors";
@@ -25,9 +28,9 @@ export function answer<T extends KubernetesObject>(
  * the API server authenticated, compared with the one this process runs as. When that identity
  * cannot be learned, no request is taken for the operator's (its write is retried).
  */
-export async function requestContext<T extends KubernetesObject>(
+export async function requestContext(
   ctx: OperatorContext,
-  req: PeprValidateRequest<T>,
+  req: { Request: { operation: string; userInfo: RequestUser } },
 ): Promise<AdmissionContext> {
   const operator = await ctx.reviews.operatorUsername().catch(() => undefined);
   return {
@@ -36,10 +39,37 @@ export async function requestContext<T extends KubernetesObject>(
   };
 }
 
+/** One question for the API server's authorizer, and the denial when the answer is no. */
+interface Review {
+  field: string;
+  attributes: Parameters<OperatorContext["reviews"]["userMay"]>[1];
+  denial: () => string;
+}
+
+/**
+ * SubjectAccessReviews for the requesting user, one per review; the denials of those refused.
+ * Fails closed: a review that cannot be made denies, with the reason.
+ */
+export async function reviewProblems<T extends KubernetesObject>(
+  ctx: OperatorContext,
+  req: PeprValidateRequest<T>,
+  reviews: Review[],
+): Promise<string[]> {
+  const problems: string[] = [];
+  for (const review of reviews) {
+    try {
+      const { allowed } = await ctx.reviews.userMay(req.Request.userInfo, review.attributes);
+      if (!allowed) problems.push(review.denial());
+    } catch (error) {
+      problems.push(`${review.field}: could not check access: ${errorMessage(error)}`);
+    }
+  }
+  return problems;
+}
+
 /**
  * The operator reads Secrets with its own rights, so an object may name only Secrets that its
- * author could read: a SubjectAccessReview for the requesting user. Fails closed: a review that
- * cannot be made denies, with the reason.
+ * author could read: a SubjectAccessReview for the requesting user.
  */
 export async function secretProblems<T extends KubernetesObject>(
   ctx: OperatorContext,
@@ -47,20 +77,55 @@ export async function secretProblems<T extends KubernetesObject>(
   kind: string,
 ): Promise<string[]> {
   const uses = secretUses(kind, req.Raw as never, req.OldResource as never);
-  const problems: string[] = [];
-  for (const use of uses) {
-    try {
-      const { allowed } = await ctx.reviews.userMay(req.Request.userInfo, {
+  return reviewProblems(
+    ctx,
+    req,
+    uses.map(use => ({
+      field: use.field,
+      attributes: {
         verb: "get",
         group: "",
         resource: "secrets",
         namespace: use.namespace,
         name: use.name,
-      });
-      if (!allowed) problems.push(secretUseProblem(use, req.Request.userInfo));
-    } catch (error) {
-      problems.push(`${use.field}: could not check access to the Secret: ${errorMessage(error)}`);
-    }
+      },
+      denial: () => secretUseProblem(use, req.Request.userInfo),
+    })),
+  );
+}
+
+/**
+ * The same for the objects a PackageVariant's injectors or a PackageVariantSet's selectors make
+ * the operator read (`get` by name, `list` for a selector), resources named as discovery
+ * serves them. Called only when the spec is new or changed (denyProblems admits the rest).
+ */
+export async function readProblems<T extends KubernetesObject>(
+  ctx: OperatorContext,
+  req: PeprValidateRequest<T>,
+  uses: ReadUse[],
+): Promise<string[]> {
+  const namespace = req.Raw.metadata?.namespace ?? "";
+  const reviews: Review[] = [];
+  for (const use of uses) {
+    const apiVersion = use.kind.group ? `${use.kind.group}/${use.kind.version}` : use.kind.version;
+    // A kind the API server does not serve has no objects to read, nor a resource to ask about
+    // (an allowed kind whose CRD comes later: docs/package-variant-sets.md, “Targets”).
+    const resource = await ctx.discovery
+      .resolveKind(apiVersion, use.kind.kind)
+      .then(r => r.plural)
+      .catch(() => undefined);
+    if (resource === undefined) continue;
+    reviews.push({
+      field: use.field,
+      attributes: {
+        verb: use.verb,
+        group: use.kind.group,
+        resource,
+        namespace,
+        ...(use.name ? { name: use.name } : {}),
+      },
+      denial: () => readUseProblem(use, resource, namespace, req.Request.userInfo),
+    });
   }
-  return problems;
+  return reviewProblems(ctx, req, reviews);
 }

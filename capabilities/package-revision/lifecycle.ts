@@ -12,6 +12,7 @@ import {
 } from "../../lib/git";
 import { transitionProblem, unmetReadinessGates } from "../../lib/packages/lifecycle";
 import { readyInGit } from "../../lib/packages/content-readiness";
+import { recordOf } from "../../lib/packages/approval-record";
 import { errorMessage } from "../../lib/errors";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { gitKey } from "../shared/git-key";
@@ -88,7 +89,7 @@ export async function reconcileLifecycle(
       commit: info.commit,
     });
     try {
-      info = await store.updateLifecycle(gitKey(pr), wanted);
+      info = await store.updateLifecycle(gitKey(pr), wanted, recordOf(pr.metadata?.annotations));
     } catch (error) {
       // A server that is down or cut the push off: retried (reconcile.ts says why on Ready).
       if (!isGitStoreError(error) || isTransientGitError(error)) throw error;

@@ -28,10 +28,20 @@ export class AccessReviews {
     return this.#own;
   }
 
-  /** Whether `user` may do `verb` on one object (a SubjectAccessReview). */
+  /**
+   * Whether `user` may do `verb` on one object, or on every object of a resource in the
+   * namespace when `name` is absent; `resource` may name a subresource (a SubjectAccessReview).
+   */
   async userMay(
     user: RequestUser,
-    attributes: { verb: string; group: string; resource: string; namespace: string; name: string },
+    attributes: {
+      verb: string;
+      group: string;
+      resource: string;
+      subresource?: string;
+      namespace: string;
+      name?: string;
+    },
   ): Promise<{ allowed: boolean; reason?: string }> {
     const review = await this.cluster.create(SubjectAccessReviewKind, {
       spec: {

@@ -63,8 +63,10 @@ export type SubjectAccessReview = Review<
       verb: string;
       group: string;
       resource: string;
+      subresource?: string;
       namespace: string;
-      name: string;
+      /** Absent: every object of the resource in the namespace. */
+      name?: string;
     };
   },
   { allowed?: boolean; denied?: boolean; reason?: string }

@@ -1,5 +1,6 @@
 // The raw text form of commit objects (what `git cat-file commit` prints), shared by the clients.
 import type { CommitSpec, Signature } from "./client";
+import { safeIdentity } from "./identity";
 
 /** `Name <email> <seconds> <+hhmm>` → Signature. */
 export function parseSignature(text: string): Signature {
@@ -44,10 +45,11 @@ export function parseCommit(raw: string): CommitSpec {
   return spec;
 }
 
+/** A signature for a commit written now; the identity is made safe for a header line. */
 export function signatureNow(who: { name: string; email: string }, now = new Date()): Signature {
   return {
-    name: who.name,
-    email: who.email,
+    name: safeIdentity(who.name),
+    email: safeIdentity(who.email),
     timestamp: Math.floor(now.getTime() / 1000),
     timezoneOffset: 0,
   };

@@ -3,6 +3,8 @@
 // Ref update lists are ordered so that isomorphic-git's one-ref-at-a-time push, if interrupted,
 // leaves a state the next attempt completes (the CLI applies each list atomically).
 import { transitionProblem } from "../packages/lifecycle";
+import { approvalTrailers, type ApprovalRecord } from "../packages/approval-record";
+import { signatureNow } from "./commit-format";
 import type { RefUpdate } from "./client";
 import type { RepoContext } from "./context";
 import { GitStoreError } from "./errors";
@@ -28,6 +30,7 @@ export async function updateLifecycle(
   ctx: RepoContext,
   key: PackageRevisionKey,
   desired: Lifecycle,
+  approval: ApprovalRecord = {},
 ): Promise<PackageRevisionInfo> {
   if (!LIFECYCLES.includes(desired)) {
     throw new GitStoreError(
@@ -38,7 +41,7 @@ export async function updateLifecycle(
   return ctx.write(async () => {
     const rev = await ctx.find(key);
     if (rev.lifecycle === desired) return rev;
-    await ctx.push(await transition(ctx, rev, desired));
+    await ctx.push(await transition(ctx, rev, desired, approval));
     return ctx.find(key);
   });
 }
@@ -48,6 +51,7 @@ async function transition(
   ctx: RepoContext,
   rev: PackageRevisionInfo,
   desired: Lifecycle,
+  approval: ApprovalRecord,
 ): Promise<RefUpdate[]> {
   const problem = transitionProblem(rev.lifecycle, desired);
   if (problem !== undefined)
@@ -66,7 +70,7 @@ async function transition(
     case "Published":
       // From Proposed a new tag; from DeletionProposed the deletion proposal is withdrawn.
       return rev.lifecycle === "Proposed"
-        ? publish(ctx, rev)
+        ? publish(ctx, rev, approval)
         : [{ ref: proposal, oid: null, expect: ctx.refOid(proposal) }];
   }
 }
@@ -85,7 +89,11 @@ function move(rev: PackageRevisionInfo, to: string): RefUpdate[] {
  * "Approving package revision <path>/<N>" with the kpt annotation; tag <path>/v<N> on it; the
  * proposed branch removed.
  */
-async function publish(ctx: RepoContext, rev: PackageRevisionInfo): Promise<RefUpdate[]> {
+async function publish(
+  ctx: RepoContext,
+  rev: PackageRevisionInfo,
+  approval: ApprovalRecord,
+): Promise<RefUpdate[]> {
   const all = await ctx.listPackage(rev.packageName);
   const head = ctx.branchHead();
   const reserved = await ownTag(ctx, all, rev);
@@ -116,11 +124,16 @@ async function publish(ctx: RepoContext, rev: PackageRevisionInfo): Promise<RefU
     workspaceName: rev.workspaceName,
     revision: String(revision),
   });
+  // The approver is the publishing commit's author (status.publishedBy reads it back), as
+  // Porch authors commits as the requesting user; without one, the Repository's author.
+  const trailers = approvalTrailers(approval);
   const commit = await ctx.client.writeCommit({
     tree,
     parents: [head, rev.commit],
-    message,
-    author: ctx.author(),
+    message: trailers.length === 0 ? message : `${message}${trailers.join("\n")}\n`,
+    author: approval.approvedBy
+      ? signatureNow({ name: approval.approvedBy, email: approval.approvedBy })
+      : ctx.author(),
     committer: ctx.committer(),
   });
   const tag = tagRef(rev.path, revision);

@@ -7,6 +7,7 @@ import { GitStoreError } from "./errors";
 import { KPTFILE } from "../kpt/kptfile-name";
 import { readKptfile } from "../kpt/kptfile-read";
 import { deletePackage, updateLifecycle } from "./lifecycle";
+import type { ApprovalRecord } from "../packages/approval-record";
 import { gitNetworkFromEnv } from "./network";
 import { readFiles, subtreeAt } from "./tree";
 import type {
@@ -92,8 +93,12 @@ export class GitContentStore implements ContentStore {
     return createDraftFromExisting(this.ctx, key);
   }
 
-  updateLifecycle(key: PackageRevisionKey, desired: Lifecycle): Promise<PackageRevisionInfo> {
-    return updateLifecycle(this.ctx, key, desired);
+  updateLifecycle(
+    key: PackageRevisionKey,
+    desired: Lifecycle,
+    approval?: ApprovalRecord,
+  ): Promise<PackageRevisionInfo> {
+    return updateLifecycle(this.ctx, key, desired, approval);
   }
 
   deletePackage(key: PackageRevisionKey): Promise<void> {

@@ -3,6 +3,7 @@
 // and PackageRevision capabilities see of it.
 
 import type { GitNetwork } from "./network";
+import type { ApprovalRecord } from "../packages/approval-record";
 import type { UpstreamLock } from "../kpt/types";
 
 export type { UpstreamLock } from "../kpt/types";
@@ -133,7 +134,15 @@ export interface ContentStore {
   getPackageContent(key: PackageRevisionKey): Promise<PackageContent>;
   createNewDraft(key: PackageRevisionKey, lifecycle?: "Draft" | "Proposed"): Promise<PackageDraft>;
   createDraftFromExisting(key: PackageRevisionKey): Promise<PackageDraft>;
-  updateLifecycle(key: PackageRevisionKey, desired: Lifecycle): Promise<PackageRevisionInfo>;
+  /**
+   * Moves a revision; publishing records `approval` (who proposed, who approved, as admission
+   * wrote it) as the publishing commit's author and trailers.
+   */
+  updateLifecycle(
+    key: PackageRevisionKey,
+    desired: Lifecycle,
+    approval?: ApprovalRecord,
+  ): Promise<PackageRevisionInfo>;
   deletePackage(key: PackageRevisionKey): Promise<void>;
   /** Files under a directory at any ref (tag, branch or commit), for raw git clone sources. */
   readAtRef(

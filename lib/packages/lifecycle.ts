@@ -28,6 +28,22 @@ export function transitionProblem(from: Lifecycle, to: Lifecycle): string | unde
   return `only a Published revision can be proposed for deletion; delete this ${from} revision instead`;
 }
 
+/**
+ * The moves kptdev/porch makes through its `approval` subresource (porchctl approve and
+ * reject): approving a proposal, rejecting it back to Draft, and rejecting a deletion proposal.
+ * Here they are the moves that need `update` on `packagerevisions/approval`. Proposing a
+ * deletion (Published → DeletionProposed) is an edit, as Porch's plain update allows it.
+ */
+export const APPROVAL_MOVES: readonly (readonly [Lifecycle, Lifecycle])[] = [
+  ["Proposed", "Published"],
+  ["Proposed", "Draft"],
+  ["DeletionProposed", "Published"],
+];
+
+export function isApprovalMove(from: Lifecycle, to: Lifecycle): boolean {
+  return APPROVAL_MOVES.some(([f, t]) => f === from && t === to);
+}
+
 export interface ReadinessInput {
   readinessGates?: { conditionType: string }[];
   conditions?: { type: string; status: string }[];

@@ -2,6 +2,7 @@ import { execDenial, type CatalogView } from "../fn/catalog";
 import { DEFAULT_CATALOG_VIEW } from "../fn/runtime";
 import { invalid, keysOf } from "./field";
 import { labelValueProblem, qualifiedNameProblem } from "./kubernetes-names";
+import { APPROVED_BY_ANNOTATION, PROPOSED_BY_ANNOTATION } from "../packages/approval-record";
 
 /** Package-context keys kpt and Porch own: `name` is the package name, `package-path` its path. */
 export const RESERVED_CONTEXT_KEYS = ["name", "package-path"] as const;
@@ -17,12 +18,17 @@ export function labelProblems(labels: Record<string, string> | undefined, path: 
   return problems;
 }
 
+/** Annotations only admission writes (who proposed, who approved): a variant may not set them. */
+const RECORDED_ANNOTATIONS: readonly string[] = [PROPOSED_BY_ANNOTATION, APPROVED_BY_ANNOTATION];
+
 export function annotationProblems(
   annotations: Record<string, string> | undefined,
   path: string,
 ): string[] {
   return keysOf(annotations).flatMap(key => {
-    const problem = qualifiedNameProblem(key);
+    const problem = RECORDED_ANNOTATIONS.includes(key)
+      ? "is recorded by admission from the authenticated user; it cannot be set"
+      : qualifiedNameProblem(key);
     return problem ? [invalid(path, key, problem)] : [];
   });
 }

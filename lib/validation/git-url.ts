@@ -1,8 +1,22 @@
 import { fileNameProblem } from "../packages/file-names";
 import type { PackageRevision, Repository } from "../../crd-types";
 import { gitUrlProblem, type GitUrlPolicy } from "../git/url-policy";
+import { identityProblem } from "../git/identity";
+import { invalid } from "./field";
 
-/** A Repository whose git URL the operator must not contact is refused when applied. */
+/** Commit identities are data written into commit headers (see lib/git/identity.ts). */
+function identityProblems(git: NonNullable<Repository["spec"]>["git"]): string[] {
+  return (["author", "email"] as const).flatMap(field => {
+    const value = git?.[field];
+    const problem = typeof value === "string" ? identityProblem(value) : undefined;
+    return problem ? [invalid(`spec.git.${field}`, value, problem)] : [];
+  });
+}
+
+/**
+ * A Repository whose git URL the operator must not contact, or whose commit author could not
+ * be written as one header line, is refused when applied.
+ */
 export function validateRepository(
   spec: Repository["spec"] | undefined,
   policy: GitUrlPolicy,
@@ -15,6 +29,7 @@ export function validateRepository(
   const directory = (spec?.git?.directory ?? "").replace(/^\/+|\/+$/g, "");
   const directoryProblem = directory === "" ? undefined : fileNameProblem(directory);
   if (directoryProblem) problems.push(`spec.git.directory ${directoryProblem}`);
+  problems.push(...identityProblems(spec?.git));
   return problems;
 }
 

@@ -6,7 +6,7 @@ export { RESERVED_CONTEXT_KEYS } from "./common";
 export { isDns1123Label, pathSegmentNameProblem } from "./kubernetes-names";
 export { validatePackageRevision, validatePackageRevisionResources } from "./package-revision";
 export type { AdmissionContext } from "./package-revision";
-export { isOperatorRequest, secretUses, secretUseProblem } from "./requester";
+export { approvalProblem, isOperatorRequest, secretUses, secretUseProblem } from "./requester";
 export type { RequestUser, SecretUse } from "./requester";
 export { packageFilesProblems } from "./package-files";
 export { validateRepository, cloneSourceUrlProblems } from "./git-url";
@@ -23,3 +23,5 @@ export {
 export type { ReadableKind, ReadableKindPolicy } from "./readable-kinds";
 export { repositoryUidProblem, workspaceTakenProblem } from "./revision-identity";
 export type { RevisionIdentity } from "./revision-identity";
+export { packageVariantReads, packageVariantSetReads, readUseProblem } from "./reads";
+export type { ReadUse } from "./reads";

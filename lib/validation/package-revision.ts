@@ -44,11 +44,43 @@ export function validatePackageRevision(
     const problem = transitionProblem(from, lifecycle);
     if (problem) problems.push(`spec.lifecycle: ${problem}`);
   }
+  problems.push(...droppedGateProblems(pr, old));
   const publishing = lifecycle === "Published" && old?.spec?.lifecycle !== "Published";
-  const unmet = publishing ? unmetReadinessGates({ ...pr.spec, ...pr.status }) : [];
+  const unmet = publishing ? unmetReadinessGates(storedReadiness(pr, old)) : [];
   if (unmet.length > 0)
     problems.push(`spec.lifecycle: readiness gates not met: ${unmet.join(", ")}`);
   return problems;
+}
+
+const gateTypes = (pr: PackageRevision | undefined) =>
+  (pr?.spec?.readinessGates ?? []).map(g => g.conditionType);
+
+/**
+ * The stored gates come from the Kptfile (the operator copies info.readinessGates into the
+ * spec), so a request may add gates but not drop one: it is removed from the Kptfile.
+ */
+function droppedGateProblems(pr: PackageRevision, old: PackageRevision | undefined): string[] {
+  const kept = new Set(gateTypes(pr));
+  const dropped = gateTypes(old).filter(type => !kept.has(type));
+  return dropped.length === 0
+    ? []
+    : [
+        `spec.readinessGates: ${dropped.join(", ")} cannot be removed here: the revision's Kptfile declares them (remove them from its info.readinessGates)`,
+      ];
+}
+
+/**
+ * What publishing is judged on: the stored object's gates and conditions (plus any gate the
+ * request adds), never gates or conditions the same request removes or sets.
+ */
+function storedReadiness(pr: PackageRevision, old: PackageRevision | undefined) {
+  const stored = old ?? pr;
+  const types = [...new Set([...gateTypes(old), ...gateTypes(pr)])];
+  return {
+    readinessGates: types.map(conditionType => ({ conditionType })),
+    conditions: stored.status?.conditions,
+    packageConditions: stored.status?.packageConditions,
+  };
 }
 
 /**

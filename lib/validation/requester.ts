@@ -62,3 +62,16 @@ export function secretUses(kind: string, obj: Named, old: Named | undefined): Se
 export function secretUseProblem(use: SecretUse, user: RequestUser): string {
   return `${use.field}: ${JSON.stringify(user.username ?? "")} may not get Secret ${JSON.stringify(use.name)} in namespace ${JSON.stringify(use.namespace)}; an object may only use credentials that whoever applies it can read`;
 }
+
+/**
+ * The denial for a lifecycle move that is an approval (APPROVAL_MOVES) by a user without the
+ * approval right; Porch's RBAC names the right `update` on `packagerevisions/approval`.
+ */
+export function approvalProblem(
+  from: string,
+  to: string,
+  user: RequestUser,
+  namespace: string,
+): string {
+  return `spec.lifecycle: ${JSON.stringify(user.username ?? "")} may not update packagerevisions/approval in namespace ${JSON.stringify(namespace)}; moving a revision from ${from} to ${to} is an approval`;
+}

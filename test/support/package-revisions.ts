@@ -5,7 +5,12 @@ import { getJson, kubectl, kubectlOk, mergePatchArgs } from "./kubectl";
 import { eventually } from "./wait";
 
 export interface PR {
-  metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string };
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
+  };
   spec: {
     packageName: string;
     workspaceName: string;
@@ -19,6 +24,7 @@ export interface PR {
     conditions?: { type: string; status: string; reason: string; message: string }[];
     upstreamLock?: { git?: { ref?: string } };
     observedPrrResourceVersion?: string;
+    publishedBy?: string;
   };
 }
 

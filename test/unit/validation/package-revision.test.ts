@@ -54,10 +54,11 @@ describe("validatePackageRevision", () => {
       ],
     ],
     [
-      "unmet readiness gates",
+      "unmet readiness gates (the stored object's conditions)",
+      pr({ lifecycle: "Published", readinessGates: [{ conditionType: "ok" }] }),
       pr(
         {
-          lifecycle: "Published",
+          lifecycle: "Proposed",
           readinessGates: [
             { conditionType: "config.injection.ConfigMap.endpoints" },
             { conditionType: "ok" },
@@ -65,9 +66,38 @@ describe("validatePackageRevision", () => {
         },
         { conditions: [{ type: "ok", status: "True" }] },
       ),
+      "UPDATE",
+      [
+        "spec.readinessGates: config.injection.ConfigMap.endpoints cannot be removed here: the revision's Kptfile declares them (remove them from its info.readinessGates)",
+        "spec.lifecycle: readiness gates not met: config.injection.ConfigMap.endpoints",
+      ],
+    ],
+    [
+      "publishing and dropping the unmet gate in one patch",
+      pr({ lifecycle: "Published", readinessGates: [] }),
+      pr({ lifecycle: "Proposed", readinessGates: [{ conditionType: "approved-by-qa" }] }),
+      "UPDATE",
+      [
+        "spec.readinessGates: approved-by-qa cannot be removed here: the revision's Kptfile declares them (remove them from its info.readinessGates)",
+        "spec.lifecycle: readiness gates not met: approved-by-qa",
+      ],
+    ],
+    [
+      "publishing with a condition the request itself claims",
+      pr(
+        { lifecycle: "Published", readinessGates: [{ conditionType: "qa" }] },
+        { conditions: [{ type: "qa", status: "True" }] },
+      ),
+      pr({ lifecycle: "Proposed", readinessGates: [{ conditionType: "qa" }] }),
+      "UPDATE",
+      ["spec.lifecycle: readiness gates not met: qa"],
+    ],
+    [
+      "a gate added by the request counts too",
+      pr({ lifecycle: "Published", readinessGates: [{ conditionType: "new" }] }),
       pr({ lifecycle: "Proposed" }),
       "UPDATE",
-      ["spec.lifecycle: readiness gates not met: config.injection.ConfigMap.endpoints"],
+      ["spec.lifecycle: readiness gates not met: new"],
     ],
   ])("%s", (_name, next, old, operation, expected) => {
     expect(validatePackageRevision(next, old, user(operation))).toEqual(expected);

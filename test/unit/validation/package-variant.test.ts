@@ -118,6 +118,13 @@ describe("validatePackageVariant", () => {
       ],
     ],
     [
+      "an annotation only admission records",
+      withSpec({ annotations: { "porch.kpt.dev/approved-by": "ceo" } }),
+      [
+        'spec.annotations: Invalid value: "porch.kpt.dev/approved-by": is recorded by admission from the authenticated user; it cannot be set',
+      ],
+    ],
+    [
       "downstream package path",
       withSpec({ downstream: { repo: "d", package: "Apps/my_app" } }),
       [
