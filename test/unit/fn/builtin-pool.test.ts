@@ -7,6 +7,7 @@ import { createFunctionRuntime } from "../../../lib/fn/runtime";
 import { renderPackage } from "../../../lib/fn/render";
 import type { PackageFiles } from "../../../lib/fn/types";
 import { catalogHolder } from "../../support/function-catalog";
+import { multiplyingFiles, multiplyingPipeline } from "../../support/multiplying-package";
 import { kptfile } from "./helpers";
 
 const pools: BuiltinPool[] = [];
@@ -46,35 +47,14 @@ const cm = (name: string): string =>
 
 const SET_LABELS = `  mutators:\n    - image: set-labels\n      configMap:\n        app: demo\n`;
 
-/**
- * A package whose apply-replacements copies a map into `n` of its own children: each target
- * gets a copy of the map as it has grown so far, so the resource doubles n times (~700 bytes
- * of input).
- */
-export function multiplyingPackage(n: number): PackageFiles {
-  const paths = Array.from({ length: n }, (_, i) => `spec.m.c${i}`).join(", ");
-  return {
-    Kptfile: kptfile(
-      `  mutators:\n    - image: gcr.io/kpt-fn/apply-replacements:v0.1.1\n      configPath: replacements.yaml\n`,
-      "bomb",
-    ),
-    "replacements.yaml": `apiVersion: fn.kpt.dev/v1alpha1
-kind: ApplyReplacements
-metadata:
-  name: grow
-  annotations:
-    config.kubernetes.io/local-config: "true"
-replacements:
-  - source: {kind: Thing, name: seed, fieldPath: spec.m}
-    targets:
-      - select: {kind: Thing, name: seed}
-        fieldPaths: [${paths}]
-        options: {create: true}
-`,
-    "thing.yaml":
-      "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: seed\nspec:\n  m:\n    k: v\n",
-  };
-}
+/** The multiplying package of issue 26 with a Kptfile. */
+const multiplyingPackage = (n: number): PackageFiles => ({
+  Kptfile: kptfile(
+    multiplyingPipeline("gcr.io/kpt-fn/apply-replacements:v0.1.1").replace(/^pipeline:\n/, ""),
+    "bomb",
+  ),
+  ...multiplyingFiles(n),
+});
 
 describe("the built-in pool's own logic (a worker of the test's)", () => {
   it("stops a run at its timeout and replaces the worker", async () => {
