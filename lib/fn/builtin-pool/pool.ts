@@ -87,11 +87,12 @@ export class BuiltinPool {
 
   async #runOn(w: PoolWorker, job: BuiltinJob, limits: BuiltinLimits): Promise<ExecOutcome> {
     const answer = new Promise<Ending>(resolve => (w.settle = resolve));
-    const startTimer = new Promise<{ late: true }>(resolve => {
-      const timer = setTimeout(() => resolve({ late: true }), this.options.startTimeoutMs);
-      void w.ready.finally(() => clearTimeout(timer));
+    let startTimer: NodeJS.Timeout | undefined;
+    const late = new Promise<{ late: true }>(resolve => {
+      startTimer = setTimeout(() => resolve({ late: true }), this.options.startTimeoutMs);
     });
-    const started = await Promise.race([w.ready.then(() => undefined), answer, startTimer]);
+    const started = await Promise.race([w.ready.then(() => undefined), answer, late]);
+    clearTimeout(startTimer);
     if (started) return this.#outcome(w, started, limits, "started");
     w.worker.postMessage(job);
     let timer: NodeJS.Timeout | undefined;
