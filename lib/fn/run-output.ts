@@ -11,8 +11,8 @@ import type { RunRequest, RunResponse } from "./runtime";
  * Parses stdout as the output ResourceList and matches each item to the input it came from (its
  * id annotation), keeping the input's formatting and comments. A stopped process, output that
  * is not a ResourceList, or a non-zero exit is a response with `failure` set. `keepsComments`:
- * the function writes comments itself (the built-ins do), so an item is its input only when
- * its text is unchanged, not merely its data.
+ * the function writes comments and formatting itself (the built-ins do), so an item is its
+ * input only when its text is unchanged, and is otherwise taken as written.
  */
 export function responseFromOutput(
   request: RunRequest,
@@ -46,7 +46,7 @@ export function responseFromOutput(
     const input = source !== undefined ? request.items[source]?.doc : undefined;
     let doc = item.doc;
     if (input && unchanged(input, doc)) doc = input;
-    else if (input) restoreFormatting(input, doc);
+    else if (input && !options.keepsComments) restoreFormatting(input, doc);
     return { doc, path: item.path, index: item.index, source: input ? source : undefined };
   });
   const exitCode =
