@@ -1,6 +1,5 @@
 // A function process's output as a RunResponse: shared by the runtimes that run a process and
 // read a ResourceList from its stdout (exec, and pod, whose wrapper runs it in the Pod).
-import type { Document } from "yaml";
 import { restoreFormatting, sameContent } from "./comments";
 import type { ExecOutcome } from "./exec";
 import { parseResourceListYaml } from "./resource-list";
@@ -10,18 +9,10 @@ import type { RunRequest, RunResponse } from "./runtime";
 /**
  * Parses stdout as the output ResourceList and matches each item to the input it came from (its
  * id annotation), keeping the input's formatting and comments. A stopped process, output that
- * is not a ResourceList, or a non-zero exit is a response with `failure` set. `keepsComments`:
- * the function writes comments and formatting itself (the built-ins do), so an item is its
- * input only when its text is unchanged, and is otherwise taken as written.
+ * is not a ResourceList, or a non-zero exit is a response with `failure` set (and `bound`,
+ * when a limit stopped it).
  */
-export function responseFromOutput(
-  request: RunRequest,
-  outcome: ExecOutcome,
-  options: { keepsComments?: boolean } = {},
-): RunResponse {
-  const unchanged = options.keepsComments
-    ? (input: Document, doc: Document) => input.toString() === doc.toString()
-    : sameContent;
+export function responseFromOutput(request: RunRequest, outcome: ExecOutcome): RunResponse {
   const stderr = outcome.stderr || undefined;
   if (outcome.failure) {
     return {
@@ -45,8 +36,8 @@ export function responseFromOutput(
     const source = item.id !== undefined && /^\d+$/.test(item.id) ? Number(item.id) : undefined;
     const input = source !== undefined ? request.items[source]?.doc : undefined;
     let doc = item.doc;
-    if (input && unchanged(input, doc)) doc = input;
-    else if (input && !options.keepsComments) restoreFormatting(input, doc);
+    if (input && sameContent(input, doc)) doc = input;
+    else if (input) restoreFormatting(input, doc);
     return { doc, path: item.path, index: item.index, source: input ? source : undefined };
   });
   const exitCode =

@@ -6,6 +6,7 @@ import type { Document } from "yaml";
 import { inputLimitProblem, type BuiltinLimits, type FunctionBound } from "./bounds";
 import { BUILTIN_FUNCTIONS } from "./builtins";
 import { sharedBuiltinPool, type BuiltinPool } from "./builtin-pool";
+import { decodeResponse, encodeRequest } from "./builtin-pool/wire";
 import {
   defaultCatalog,
   describeCatalog,
@@ -160,14 +161,14 @@ const describeName = (fn: PipelineFunction): string =>
   fn.exec ? `exec ${printableName(fn.exec)}` : `image ${printableName(fn.image ?? "")}`;
 
 /**
- * A built-in of lib/fn/builtins in a pool worker, over the ResourceList text an exec function
- * gets, within the catalog's limits for it.
+ * A built-in of lib/fn/builtins in a pool worker, over its documents' text (builtin-pool/wire.ts),
+ * within the catalog's limits for it.
  */
 function pooledRunner(pool: BuiltinPool, name: string, limits: BuiltinLimits): FunctionRunner {
   return {
     runtime: "builtin",
     async run(request) {
-      const input = toResourceListYaml(request.items, request.functionConfig);
+      const input = encodeRequest(request);
       const tooLarge = inputLimitProblem(Buffer.byteLength(input), limits.maxInputBytes);
       if (tooLarge)
         return {
@@ -178,7 +179,9 @@ function pooledRunner(pool: BuiltinPool, name: string, limits: BuiltinLimits): F
           bound: "FunctionInputLimit",
         };
       const outcome = await pool.run(name, input, limits);
-      return responseFromOutput(request, outcome, { keepsComments: true });
+      // A failure (a bound, a worker that stopped) reads as an exec process's would.
+      if (outcome.failure) return responseFromOutput(request, outcome);
+      return decodeResponse(request, outcome.stdout);
     },
   };
 }
