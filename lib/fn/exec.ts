@@ -5,12 +5,15 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { inputLimitProblem, type FunctionBound } from "./bounds";
 
 export interface ExecLimits {
   /** Kill the process after this long (default 60 s). */
   timeoutMs?: number;
   /** Kill the process when stdout grows past this many bytes (default 32 MiB). */
   maxOutputBytes?: number;
+  /** A larger stdin (the ResourceList) is refused before the process starts (default 32 MiB). */
+  maxInputBytes?: number;
   /** stderr kept for messages (default 64 KiB); more is dropped, not an error. */
   maxStderrBytes?: number;
 }
@@ -21,10 +24,13 @@ export interface ExecOutcome {
   exitCode: number;
   /** Set when the process was stopped or could not start; the message says why. */
   failure?: string;
+  /** Set when `failure` is a bound the function exceeded. */
+  bound?: FunctionBound;
 }
 
 export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
 export const DEFAULT_EXEC_MAX_OUTPUT_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_EXEC_MAX_INPUT_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_STDERR_BYTES = 64 * 1024;
 
 /**
@@ -44,6 +50,12 @@ export async function runProcess(
   stdin: string,
   limits: ExecLimits = {},
 ): Promise<ExecOutcome> {
+  const tooLarge = inputLimitProblem(
+    Buffer.byteLength(stdin),
+    limits.maxInputBytes ?? DEFAULT_EXEC_MAX_INPUT_BYTES,
+  );
+  if (tooLarge)
+    return { stdout: "", stderr: "", exitCode: 1, failure: tooLarge, bound: "FunctionInputLimit" };
   let workDir: string;
   try {
     workDir = await mkdtemp(join(tmpdir(), "porch-pepr-fn-"));
@@ -78,14 +90,19 @@ function spawnBounded(
     let outBytes = 0;
     let errBytes = 0;
     let failure: string | undefined;
-    const stop = (reason: string): void => {
-      if (failure === undefined) failure = reason;
+    let bound: FunctionBound | undefined;
+    const stop = (reason: string, exceeded?: FunctionBound): void => {
+      if (failure === undefined) [failure, bound] = [reason, exceeded];
       child.kill("SIGKILL");
     };
-    const timer = setTimeout(() => stop(`timed out after ${timeoutMs} ms`), timeoutMs);
+    const timer = setTimeout(
+      () => stop(`timed out after ${timeoutMs} ms`, "FunctionTimeout"),
+      timeoutMs,
+    );
     child.stdout.on("data", (chunk: Buffer) => {
       outBytes += chunk.length;
-      if (outBytes > maxOut) stop(`wrote more than ${maxOut} bytes to stdout`);
+      if (outBytes > maxOut)
+        stop(`wrote more than ${maxOut} bytes to stdout`, "FunctionOutputLimit");
       else out.push(chunk);
     });
     child.stderr.on("data", (chunk: Buffer) => {
@@ -100,6 +117,7 @@ function spawnBounded(
         stderr: Buffer.concat(err).toString("utf8"),
         exitCode: code ?? 1,
         failure: failure ?? (signal ? `was killed by ${signal}` : undefined),
+        ...(bound && { bound }),
       });
     });
     // A function that exits without reading stdin makes the write fail with EPIPE; the exit

@@ -1,6 +1,7 @@
 // Runs one package's Kptfile pipeline — mutators in order, then validators — over the
 // package's resources (its own plus its subpackages' rendered ones), as kpt's runPipeline.
 import { krmMeta } from "../krm/documents";
+import { FUNCTION_BOUNDS, type FunctionBound } from "./bounds";
 import { fileNameProblem, printableName } from "../packages/file-names";
 import { describeFunction } from "./kptfile";
 import { joinPath, relativeTo, type PackageNode, type RenderItem } from "./package-tree";
@@ -30,19 +31,22 @@ export interface RenderStep {
 
 /**
  * Why a render failed, as a condition reason: the package itself is wrong, the function catalog
- * runs no such exec function (ExecDenied) or cannot run that image (FunctionUnavailable), or a
- * function failed. The two catalog reasons may heal when the administrator changes the catalog.
+ * runs no such exec function (ExecDenied) or cannot run that image (FunctionUnavailable), a
+ * function exceeded one of its bounds (lib/fn/bounds.ts), or a function failed. The catalog
+ * reasons and the bounds (the catalog sets them) may heal when the administrator changes it.
  */
 export type RenderFailureReason =
   | "InvalidKptfile"
   | "ExecDenied"
   | "FunctionUnavailable"
+  | FunctionBound
   | "RenderFailed";
 
 /** The render failures a change of the function catalog may heal. */
 export const CATALOG_FAILURE_REASONS: readonly RenderFailureReason[] = [
   "ExecDenied",
   "FunctionUnavailable",
+  ...FUNCTION_BOUNDS,
 ];
 
 export class RenderError extends Error {
@@ -136,7 +140,7 @@ async function runFunction(
   if (response.results.length > 0) result.results = response.results;
   addFunctionResult(ctx.resultList, result);
   ctx.steps.push({ package: pkg.dir, stage, index, function: fn, runtime, result });
-  if (response.exitCode !== 0) throw fail(failureReason(response), undefined, runtime);
+  if (response.exitCode !== 0) throw fail(failureReason(response), response.bound, runtime);
   return response;
 }
 

@@ -41,6 +41,8 @@ export interface ReturnedItem {
 export interface ReturnedResourceList {
   items: ReturnedItem[];
   results: ResultItem[];
+  /** What a function is given with its input; absent in most outputs. */
+  functionConfig?: Document;
 }
 
 /** Serialises the function input; item `i` gets id annotation `i` to match outputs to inputs. */
@@ -48,23 +50,46 @@ export function toResourceListYaml(
   items: readonly FnItem[],
   functionConfig: Document | undefined,
 ): string {
+  return resourceListYaml(
+    items.map((item, i) => ({ ...item, id: String(i) })),
+    { functionConfig },
+  );
+}
+
+/** An item as a ResourceList carries it: its location, and the id of the input it came from. */
+export interface ListedItem {
+  doc: Document;
+  path?: string;
+  index?: number;
+  id?: string;
+}
+
+/** A ResourceList's text: the items with their location annotations, then config and results. */
+export function resourceListYaml(
+  items: readonly ListedItem[],
+  extra: { functionConfig?: Document; results?: readonly ResultItem[] },
+): string {
   const list = new Document({
     apiVersion: "config.kubernetes.io/v1",
     kind: "ResourceList",
     items: [],
   });
   const seq = list.get("items", true);
-  items.forEach((item, i) => {
+  for (const item of items) {
     const copy = item.doc.clone();
-    setAnnotation(copy, PATH_ANNOTATION, item.path);
-    setAnnotation(copy, INDEX_ANNOTATION, String(item.index));
-    setAnnotation(copy, ID_ANNOTATION, String(i));
-    setAnnotation(copy, LEGACY_PATH_ANNOTATION, item.path);
-    setAnnotation(copy, LEGACY_INDEX_ANNOTATION, String(item.index));
-    setAnnotation(copy, LEGACY_ID_ANNOTATION, String(i));
+    const location: [string, string, string | undefined][] = [
+      [PATH_ANNOTATION, LEGACY_PATH_ANNOTATION, item.path],
+      [INDEX_ANNOTATION, LEGACY_INDEX_ANNOTATION, item.index?.toString()],
+      [ID_ANNOTATION, LEGACY_ID_ANNOTATION, item.id],
+    ];
+    // The current annotations, then the legacy ones, as kpt writes them.
+    for (const [key, , value] of location) if (value !== undefined) setAnnotation(copy, key, value);
+    for (const [, legacy, value] of location)
+      if (value !== undefined) setAnnotation(copy, legacy, value);
     if (isSeq(seq)) seq.items.push(copy.contents);
-  });
-  if (functionConfig) list.set("functionConfig", functionConfig.clone().contents);
+  }
+  if (extra.functionConfig) list.set("functionConfig", extra.functionConfig.clone().contents);
+  if (extra.results && extra.results.length > 0) list.set("results", extra.results);
   return list.toString({ lineWidth: 0 });
 }
 
@@ -83,13 +108,21 @@ export function parseResourceListYaml(text: string): ReturnedResourceList {
     throw new ResourceListError("function output ResourceList.items must be a list");
   }
   const items = isSeq(itemsNode) ? itemsNode.items.map(node => returnedItem(node)) : [];
-  return { items, results: parseResults(doc.toJS()?.results) };
+  const config = root.get("functionConfig", true);
+  const functionConfig = config ? reparsed(config) : undefined;
+  return {
+    items,
+    results: parseResults(doc.toJS()?.results),
+    ...(functionConfig && { functionConfig }),
+  };
 }
 
+/** Re-parsed from text so the document has source ranges (and key-line comments stay put). */
+const reparsed = (node: unknown): Document =>
+  parseYamlFile(new Document(node).toString({ lineWidth: 0 })).docs[0] ?? new Document(node);
+
 function returnedItem(node: unknown): ReturnedItem {
-  // Re-parse from text so the document has source ranges (and key-line comments stay put).
-  const doc =
-    parseYamlFile(new Document(node).toString({ lineWidth: 0 })).docs[0] ?? new Document(node);
+  const doc = reparsed(node);
   const path =
     stringAt(doc, ["metadata", "annotations", PATH_ANNOTATION]) ??
     stringAt(doc, ["metadata", "annotations", LEGACY_PATH_ANNOTATION]);

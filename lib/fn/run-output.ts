@@ -9,7 +9,8 @@ import type { RunRequest, RunResponse } from "./runtime";
 /**
  * Parses stdout as the output ResourceList and matches each item to the input it came from (its
  * id annotation), keeping the input's formatting and comments. A stopped process, output that
- * is not a ResourceList, or a non-zero exit is a response with `failure` set.
+ * is not a ResourceList, or a non-zero exit is a response with `failure` set (and `bound`,
+ * when a limit stopped it).
  */
 export function responseFromOutput(request: RunRequest, outcome: ExecOutcome): RunResponse {
   const stderr = outcome.stderr || undefined;
@@ -20,6 +21,7 @@ export function responseFromOutput(request: RunRequest, outcome: ExecOutcome): R
       exitCode: outcome.exitCode || 1,
       stderr,
       failure: outcome.failure,
+      ...(outcome.bound && { bound: outcome.bound }),
     };
   }
   let parsed;

@@ -3,7 +3,10 @@
 // a built-in TypeScript implementation, a local executable, or a Pod. A function no entry can
 // run fails with the image, the runtime and the reason — never a silent skip.
 import type { Document } from "yaml";
+import { inputLimitProblem, type BuiltinLimits, type FunctionBound } from "./bounds";
 import { BUILTIN_FUNCTIONS } from "./builtins";
+import { sharedBuiltinPool, type BuiltinPool } from "./builtin-pool";
+import { decodeResponse, encodeRequest } from "./builtin-pool/wire";
 import {
   defaultCatalog,
   describeCatalog,
@@ -40,6 +43,8 @@ export interface RunResponse {
   stderr?: string;
   /** Why the run failed when the results alone do not say (exit code, timeout, bad output). */
   failure?: string;
+  /** Set when `failure` is a bound the function exceeded. */
+  bound?: FunctionBound;
 }
 
 export interface FunctionRunner {
@@ -61,8 +66,14 @@ export interface CatalogSource {
 export interface FunctionRuntimeOptions {
   /** The administrator's catalog; default: the built-in defaults, no exec, no Pods. */
   catalog?: CatalogSource;
-  /** Built-in implementations by function name; defaults to all of lib/fn/builtins. */
+  /**
+   * Other built-in implementations, run in this thread with no bound: for unit tests of the
+   * runtime's own logic. Absent (always, in the operator): lib/fn/builtins, run in the bounded
+   * worker pool.
+   */
   builtins?: Readonly<Record<string, BuiltinFunction>>;
+  /** Where lib/fn/builtins run; default: the process's shared pool. */
+  builtinPool?: BuiltinPool;
   /** Absent: functions the catalog runs as Pods cannot run in this process. */
   podRunner?: PodRunnerFactory;
 }
@@ -102,6 +113,7 @@ export function createFunctionRuntime(options: FunctionRuntimeOptions = {}): Fun
     : DEFAULT_CATALOG_VIEW;
   const catalog = options.catalog ?? { current: () => defaults };
   const { podRunner } = options;
+  const pool = (): BuiltinPool => options.builtinPool ?? sharedBuiltinPool();
 
   const runnerFor = (entry: CatalogEntry, view: CatalogView, fn: PipelineFunction) => {
     const run = entry.run;
@@ -113,12 +125,15 @@ export function createFunctionRuntime(options: FunctionRuntimeOptions = {}): Fun
       case "builtin": {
         const builtin = builtins[run.builtin];
         if (!builtin) throw unavailable(`this build has no built-in ${printableName(run.builtin)}`);
-        return builtinRunner(builtin);
+        return options.builtins
+          ? inProcessRunner(builtin)
+          : pooledRunner(pool(), run.builtin, run.limits);
       }
       case "exec":
         return execRunner(run.path, {
           timeoutMs: run.timeoutMs,
           maxOutputBytes: run.maxOutputBytes,
+          maxInputBytes: run.maxInputBytes,
         });
       case "pod":
         if (!podRunner) throw unavailable("the pod runtime is not available in this process");
@@ -145,7 +160,34 @@ export function createFunctionRuntime(options: FunctionRuntimeOptions = {}): Fun
 const describeName = (fn: PipelineFunction): string =>
   fn.exec ? `exec ${printableName(fn.exec)}` : `image ${printableName(fn.image ?? "")}`;
 
-function builtinRunner(fn: BuiltinFunction): FunctionRunner {
+/**
+ * A built-in of lib/fn/builtins in a pool worker, over its documents' text (builtin-pool/wire.ts),
+ * within the catalog's limits for it.
+ */
+function pooledRunner(pool: BuiltinPool, name: string, limits: BuiltinLimits): FunctionRunner {
+  return {
+    runtime: "builtin",
+    async run(request) {
+      const input = encodeRequest(request);
+      const tooLarge = inputLimitProblem(Buffer.byteLength(input), limits.maxInputBytes);
+      if (tooLarge)
+        return {
+          items: [],
+          results: [],
+          exitCode: 1,
+          failure: tooLarge,
+          bound: "FunctionInputLimit",
+        };
+      const outcome = await pool.run(name, input, limits);
+      // A failure (a bound, a worker that stopped) reads as an exec process's would.
+      if (outcome.failure) return responseFromOutput(request, outcome);
+      return decodeResponse(request, outcome.stdout);
+    },
+  };
+}
+
+/** A test's own built-in, in this thread (see FunctionRuntimeOptions.builtins). */
+function inProcessRunner(fn: BuiltinFunction): FunctionRunner {
   return {
     runtime: "builtin",
     async run(request) {

@@ -22,7 +22,7 @@ export function catalogHolder(yaml: string | object): CatalogHolder {
 /** A catalog running each `exec:` name (or path) of `executables` as the executable it maps to. */
 export function execCatalog(
   executables: Record<string, string>,
-  limits: { timeout?: string; maxOutputBytes?: number } = {},
+  limits: { timeout?: string; maxOutputBytes?: number; maxInputBytes?: number } = {},
 ): CatalogHolder {
   return catalogHolder({
     functions: Object.entries(executables).map(([exec, path]) => ({

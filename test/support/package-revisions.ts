@@ -128,15 +128,18 @@ export function lifecycleReached(namespace: string, name: string, lifecycle: str
   );
 }
 
-/** Kills the controller process (the runner starts it again, as Kubernetes would a pod). */
-export function killControllers(): void {
-  const pid = Number(
+/** The controller process's id: another after a restart. */
+export const watcherPid = (): number =>
+  Number(
     readFileSync(
       join(process.env.PORCH_PEPR_E2E_STATE ?? "", "logs", "module-watcher.pid"),
       "utf8",
     ),
   );
-  process.kill(pid, "SIGKILL");
+
+/** Kills the controller process (the runner starts it again, as Kubernetes would a pod). */
+export function killControllers(): void {
+  process.kill(watcherPid(), "SIGKILL");
 }
 
 /** Proposes and publishes a revision, waiting for each step to reach git. */

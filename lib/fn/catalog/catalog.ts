@@ -2,6 +2,7 @@
 // matches (an image pattern or a Kptfile exec name) and how that runs. The first entry that
 // matches decides; the built-in defaults (each built-in under any registry and tag) come last.
 import { printableName } from "../../packages/file-names";
+import { DEFAULT_BUILTIN_LIMITS, type BuiltinLimits } from "../bounds";
 import type { PodFunction, PodRuntimeSettings } from "../pod-function";
 import { matchesImage, parseImagePattern, type ImagePattern } from "./image-pattern";
 import { parseImageReference, type ImageReference } from "./image-reference";
@@ -11,8 +12,14 @@ export type RuntimeName = "builtin" | "exec" | "pod";
 export type EntryMatch = { image: ImagePattern } | { exec: string };
 
 export type EntryRun =
-  | { runtime: "builtin"; builtin: string }
-  | { runtime: "exec"; path: string; timeoutMs: number; maxOutputBytes: number }
+  | { runtime: "builtin"; builtin: string; limits: BuiltinLimits }
+  | {
+      runtime: "exec";
+      path: string;
+      timeoutMs: number;
+      maxOutputBytes: number;
+      maxInputBytes: number;
+    }
   | { runtime: "pod"; pod: Omit<PodFunction, "image"> };
 
 export interface CatalogEntry {
@@ -34,14 +41,17 @@ export interface FunctionCatalog {
 }
 
 /** Each built-in under any registry, path, tag or digest, as the runtime had it before catalogs. */
-export function builtinDefaults(builtinNames: readonly string[]): CatalogEntry[] {
+export function builtinDefaults(
+  builtinNames: readonly string[],
+  limits: BuiltinLimits = DEFAULT_BUILTIN_LIMITS,
+): CatalogEntry[] {
   return builtinNames.map(name => {
     const pattern = parseImagePattern(`**/${name}:*`);
     if ("problem" in pattern) throw new Error(`built-in ${name}: ${pattern.problem}`);
     return {
       where: `the built-in default for ${name}`,
       match: { image: pattern },
-      run: { runtime: "builtin", builtin: name },
+      run: { runtime: "builtin", builtin: name, limits },
       isDefault: true,
     };
   });

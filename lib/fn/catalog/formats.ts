@@ -10,6 +10,27 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const UNSAFE_PATH_CHARACTER = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\s\\]/u;
 const QUANTITY = /^[0-9]{1,15}(?:\.[0-9]{1,9})?(?:m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
 
+const MEMORY = /^([0-9]{1,12})(Ki|Mi|Gi|k|M|G)?$/;
+const MEMORY_UNIT: Record<string, number> = {
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  Ki: 1024,
+  Mi: 1024 ** 2,
+  Gi: 1024 ** 3,
+};
+/** A worker loads the whole bundled module before it runs a built-in: 32 MiB of heap is too little. */
+export const MIN_HEAP_MIB = 64;
+export const MAX_HEAP_MIB = 4096;
+
+/** A memory quantity (`256Mi`, `1Gi`, `300M`) in whole MiB, rounded down; undefined when not one. */
+export function parseMemoryMiB(text: string): number | undefined {
+  const match = MEMORY.exec(text);
+  if (!match) return undefined;
+  return Math.floor((Number(match[1]) * MEMORY_UNIT[match[2] ?? ""]) / 1024 ** 2);
+}
+
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 export const MAX_DURATION_MS = 24 * 3_600_000;
 
@@ -73,6 +94,12 @@ export function catalogFormats(builtinNames: readonly string[]): Record<string, 
       return ms !== undefined && ms >= 1 && ms <= MAX_DURATION_MS ? undefined : "bad duration";
     },
     quantity: text => (QUANTITY.test(text) ? undefined : "bad quantity"),
+    "heap-size": text => {
+      const mib = parseMemoryMiB(text);
+      return mib !== undefined && mib >= MIN_HEAP_MIB && mib <= MAX_HEAP_MIB
+        ? undefined
+        : `must be a memory quantity from ${MIN_HEAP_MIB}Mi to ${MAX_HEAP_MIB / 1024}Gi, like 256Mi`;
+    },
     "dns-label": text =>
       isDns1123Label(text) ? undefined : "must be a lowercase RFC 1123 label (a-z, 0-9 and '-')",
     "dns-subdomain": text =>

@@ -4,7 +4,12 @@
 import { Buffer } from "node:buffer";
 import { parseDocument } from "yaml";
 import schemaDocument from "./catalog.schema.json";
-import { DEFAULT_EXEC_MAX_OUTPUT_BYTES, DEFAULT_EXEC_TIMEOUT_MS } from "../exec";
+import { DEFAULT_BUILTIN_LIMITS, type BuiltinLimits } from "../bounds";
+import {
+  DEFAULT_EXEC_MAX_INPUT_BYTES,
+  DEFAULT_EXEC_MAX_OUTPUT_BYTES,
+  DEFAULT_EXEC_TIMEOUT_MS,
+} from "../exec";
 import type { PodResourceList, PodRuntimeSettings } from "../pod-function";
 import {
   builtinDefaults,
@@ -12,7 +17,7 @@ import {
   type EntryMatch,
   type FunctionCatalog,
 } from "./catalog";
-import { catalogFormats, parseDuration } from "./formats";
+import { catalogFormats, parseDuration, parseMemoryMiB } from "./formats";
 import { parseImagePattern } from "./image-pattern";
 import { compileSchema, type Schema } from "./schema";
 
@@ -29,7 +34,25 @@ export const DEFAULT_POD_IDLE_MS = 10 * 60_000;
 interface CatalogDocument {
   builtinDefaults?: boolean;
   functions?: EntryDocument[];
+  builtinLimits?: LimitsDocument;
   pod?: PodRuntimeSettings;
+}
+
+interface LimitsDocument {
+  timeout?: string;
+  maxMemory?: string;
+  maxInputBytes?: number;
+  maxOutputBytes?: number;
+}
+
+/** A builtin entry's limits: its own, else the catalog's `builtinLimits`, else the defaults. */
+function builtinLimits(doc: LimitsDocument | undefined, base: BuiltinLimits): BuiltinLimits {
+  return {
+    timeoutMs: parseDuration(doc?.timeout ?? "") ?? base.timeoutMs,
+    maxMemoryMiB: parseMemoryMiB(doc?.maxMemory ?? "") ?? base.maxMemoryMiB,
+    maxInputBytes: doc?.maxInputBytes ?? base.maxInputBytes,
+    maxOutputBytes: doc?.maxOutputBytes ?? base.maxOutputBytes,
+  };
 }
 
 interface EntryDocument {
@@ -37,7 +60,8 @@ interface EntryDocument {
   exec?: string;
   runtime: "builtin" | "exec" | "pod";
   builtin?: string;
-  executable?: { path: string; timeout?: string; maxOutputBytes?: number };
+  limits?: LimitsDocument;
+  executable?: { path: string; timeout?: string; maxOutputBytes?: number; maxInputBytes?: number };
   pod?: {
     entrypoint: string[];
     resources?: { requests?: PodResourceList; limits?: PodResourceList };
@@ -110,7 +134,12 @@ function semanticProblems(doc: unknown, names: readonly string[]): string[] {
   return problems;
 }
 
-function toEntry(entry: EntryDocument, i: number, names: readonly string[]): CatalogEntry {
+function toEntry(
+  entry: EntryDocument,
+  i: number,
+  names: readonly string[],
+  limits: BuiltinLimits,
+): CatalogEntry {
   const where = `functions[${i}]`;
   let match: EntryMatch;
   if (entry.image !== undefined) {
@@ -122,7 +151,15 @@ function toEntry(entry: EntryDocument, i: number, names: readonly string[]): Cat
   }
   switch (entry.runtime) {
     case "builtin":
-      return { where, match, run: { runtime: "builtin", builtin: impliedBuiltin(entry, names)! } };
+      return {
+        where,
+        match,
+        run: {
+          runtime: "builtin",
+          builtin: impliedBuiltin(entry, names)!,
+          limits: builtinLimits(entry.limits, limits),
+        },
+      };
     case "exec": {
       const executable = entry.executable!;
       return {
@@ -133,6 +170,7 @@ function toEntry(entry: EntryDocument, i: number, names: readonly string[]): Cat
           path: executable.path,
           timeoutMs: parseDuration(executable.timeout ?? "") ?? DEFAULT_EXEC_TIMEOUT_MS,
           maxOutputBytes: executable.maxOutputBytes ?? DEFAULT_EXEC_MAX_OUTPUT_BYTES,
+          maxInputBytes: executable.maxInputBytes ?? DEFAULT_EXEC_MAX_INPUT_BYTES,
         },
       };
     }
@@ -193,8 +231,9 @@ export function loadFunctionCatalog(text: string, options: LoadOptions): Catalog
   if (problems.length > 0)
     return { problems: bounded(problems), entries: rejectedEntries(read.value, problems) };
   const doc = read.value as CatalogDocument;
-  const entries = (doc.functions ?? []).map((e, i) => toEntry(e, i, options.builtinNames));
-  if (doc.builtinDefaults !== false) entries.push(...builtinDefaults(options.builtinNames));
+  const limits = builtinLimits(doc.builtinLimits, DEFAULT_BUILTIN_LIMITS);
+  const entries = (doc.functions ?? []).map((e, i) => toEntry(e, i, options.builtinNames, limits));
+  if (doc.builtinDefaults !== false) entries.push(...builtinDefaults(options.builtinNames, limits));
   return { catalog: { origin: options.origin, entries, ...(doc.pod && { pod: doc.pod }) } };
 }
 

@@ -1,5 +1,6 @@
 // The wrapper's answer (hack/functions/wrapper: POST /run) as a RunResponse, and every way a
 // pod run can fail as one message naming the image, the runtime and the reason.
+import type { FunctionBound } from "../bounds";
 import type { ExecOutcome } from "../exec";
 import { responseFromOutput } from "../run-output";
 import type { RunRequest, RunResponse } from "../runtime";
@@ -33,8 +34,18 @@ export function podFailure(image: string, reason: PodFailureReason, detail: stri
   return `function image ${JSON.stringify(image)} (pod runtime): ${reason}: ${detail}`;
 }
 
+/** The pod failures that are a function's bound, as every runtime names them. */
+const BOUNDS: Partial<Record<PodFailureReason, FunctionBound>> = {
+  Timeout: "FunctionTimeout",
+  OutputTooLarge: "FunctionOutputLimit",
+  AnswerTooLarge: "FunctionOutputLimit",
+  RequestTooLarge: "FunctionInputLimit",
+};
+
 export function failedRun(image: string, reason: PodFailureReason, detail: string): RunResponse {
-  return { items: [], results: [], exitCode: 1, failure: podFailure(image, reason, detail) };
+  const failure = podFailure(image, reason, detail);
+  const bound = BOUNDS[reason];
+  return { items: [], results: [], exitCode: 1, failure, ...(bound && { bound }) };
 }
 
 /** What the operator's HTTP call to the wrapper came to (capabilities/shared/function-pods). */
@@ -174,6 +185,8 @@ export function podRunResponse(
   if (response.failure) {
     const why = reason ?? (outcome.exitCode !== 0 ? "FunctionFailed" : "InvalidOutput");
     response.failure = podFailure(image, why, response.failure);
+    const bound = BOUNDS[why];
+    if (bound) response.bound = bound;
   }
   return response;
 }

@@ -33,7 +33,9 @@ process.stdin.on("end", () => {
 }
 
 /** A runtime whose catalog runs every script written so far, each by its path. */
-const allowExec = (limits: { timeout?: string; maxOutputBytes?: number } = {}) => ({
+const allowExec = (
+  limits: { timeout?: string; maxOutputBytes?: number; maxInputBytes?: number } = {},
+) => ({
   runtime: createFunctionRuntime({ catalog: execCatalog(allowed, limits) }),
 });
 const cm = (name: string, extra = ""): string =>
@@ -255,6 +257,7 @@ describe("exec runtime", () => {
       allowExec({ timeout: "300ms" }),
     );
     expect(timedOut.error?.message).toContain("timed out after 300 ms");
+    expect(timedOut.error?.reason).toBe("FunctionTimeout");
     const loud = script(
       "loud.js",
       `return { ...rl, items: rl.items.map((i) => ({ ...i, data: { big: "x".repeat(100000) } })) };`,
@@ -265,6 +268,17 @@ describe("exec runtime", () => {
       allowExec({ maxOutputBytes: 1024 }),
     );
     expect(tooBig.error?.message).toContain("wrote more than 1024 bytes to stdout");
+    expect(tooBig.error?.reason).toBe("FunctionOutputLimit");
+    // The input is bounded before the process starts.
+    const tooMuch = await renderMutator(
+      `exec: ${loud}`,
+      { "a.yaml": cm("a", `data:\n  big: ${"x".repeat(2000)}\n`) },
+      allowExec({ maxInputBytes: 1024 }),
+    );
+    expect(tooMuch.error?.reason).toBe("FunctionInputLimit");
+    expect(tooMuch.error?.message).toMatch(
+      /its input ResourceList is \d+ bytes, more than maxInputBytes 1024$/,
+    );
   });
 
   it("rejects output resources placed outside the package", async () => {

@@ -62,6 +62,37 @@ describe("reconcileRender under a changing function catalog", () => {
     expect(h.ctx.render.catalogFailures.size).toBe(0);
   });
 
+  it("stops a render at a function's bound, does not retry it, and renders once the catalog raises it", async () => {
+    const bounded = (maxInputBytes: number) =>
+      `functions:\n  - {image: "example.com/fns/labeller:v1.*", runtime: builtin, builtin: set-labels, limits: {maxInputBytes: ${maxInputBytes}}}\n`;
+    expect(catalog.update({ "catalog.yaml": bounded(1024) }).kind).toBe("loaded");
+    const big = { ...files, "big.yaml": configMap("big", "x".repeat(2000)) };
+    const d = await draftRevision(h, big);
+    await reconcileRender(h.ctx, d.pr, d.store);
+    let pr = await current(h.cluster, PackageRevisionKind, d.pr);
+    const failed = findCondition(pr.status?.conditions, "Rendered");
+    expect(failed).toMatchObject({ status: "False", reason: "FunctionInputLimit" });
+    expect(failed?.message).toMatch(
+      new RegExp(
+        `\\(${IMAGE.replace(/\./g, "\\.")}, runtime builtin\\): its input ResourceList is \\d+ bytes, more than maxInputBytes 1024$`,
+      ),
+    );
+
+    // Nothing changed: not rendered again.
+    h.ctx.caches.resources.upsert(
+      structuredClone(await current(h.cluster, PackageRevisionResourcesKind, d.pr)),
+    );
+    const calls = h.callsFrom();
+    await reconcileRender(h.ctx, pr, d.store);
+    expect(calls()).toEqual([]);
+
+    // A catalog with a higher bound renders the same files.
+    expect(catalog.update({ "catalog.yaml": bounded(1048576) }).kind).toBe("loaded");
+    await reconcileRender(h.ctx, pr, d.store);
+    pr = await current(h.cluster, PackageRevisionKind, d.pr);
+    expect(findCondition(pr.status?.conditions, "Rendered")).toMatchObject({ status: "True" });
+  });
+
   it("renders a failed revision once after a restart, in case the catalog changed meanwhile", async () => {
     catalog.update(undefined);
     const d = await draftRevision(h, files);

@@ -4,6 +4,7 @@ import { BUILTIN_FUNCTIONS } from "../../../../lib/fn/builtins";
 import { loadFunctionCatalog, type CatalogLoad } from "../../../../lib/fn/catalog/load";
 import { compileSchema, type Schema } from "../../../../lib/fn/catalog/schema";
 import { catalogFormats } from "../../../../lib/fn/catalog/formats";
+import { DEFAULT_BUILTIN_LIMITS as LIMITS } from "../../../../lib/fn/bounds";
 
 const builtinNames = Object.keys(BUILTIN_FUNCTIONS);
 const load = (text: string): CatalogLoad =>
@@ -42,14 +43,26 @@ pod:
     const { entries, pod, origin } = result.catalog;
     expect(origin).toBe("ConfigMap pepr-system/porch-pepr-functions");
     expect(entries.map(e => [e.where, e.run])).toEqual([
-      ["functions[0]", { runtime: "builtin", builtin: "set-namespace" }],
+      ["functions[0]", { runtime: "builtin", builtin: "set-namespace", limits: LIMITS }],
       [
         "functions[1]",
-        { runtime: "exec", path: "/opt/fns/labeller", timeoutMs: 90_000, maxOutputBytes: 1048576 },
+        {
+          runtime: "exec",
+          path: "/opt/fns/labeller",
+          timeoutMs: 90_000,
+          maxOutputBytes: 1048576,
+          maxInputBytes: 33554432,
+        },
       ],
       [
         "functions[2]",
-        { runtime: "exec", path: "/opt/fns/labeller", timeoutMs: 60_000, maxOutputBytes: 33554432 },
+        {
+          runtime: "exec",
+          path: "/opt/fns/labeller",
+          timeoutMs: 60_000,
+          maxOutputBytes: 33554432,
+          maxInputBytes: 33554432,
+        },
       ],
       [
         "functions[3]",
@@ -68,7 +81,7 @@ pod:
       ],
       ...builtinNames.map(name => [
         `the built-in default for ${name}`,
-        { runtime: "builtin", builtin: name },
+        { runtime: "builtin", builtin: name, limits: LIMITS },
       ]),
     ]);
     expect(entries[2].match).toEqual({ exec: "labeller" });
@@ -104,7 +117,28 @@ pod:
     expect("catalog" in result && result.catalog.entries[0].run).toEqual({
       runtime: "builtin",
       builtin: "set-labels",
+      limits: LIMITS,
     });
+  });
+
+  it("bounds built-ins by their entry's limits, else builtinLimits, else the defaults", () => {
+    const result = load(`
+builtinLimits: {timeout: 20s, maxMemory: 1Gi}
+functions:
+  - image: "**/apply-replacements:*"
+    runtime: builtin
+    limits: {timeout: 500ms, maxMemory: 200M, maxInputBytes: 2048, maxOutputBytes: 4096}
+`);
+    if (!("catalog" in result)) throw new Error(result.problems.join("; "));
+    const limits = result.catalog.entries.map(e => e.run.runtime === "builtin" && e.run.limits);
+    expect(limits[0]).toEqual({
+      timeoutMs: 500,
+      maxMemoryMiB: 190,
+      maxInputBytes: 2048,
+      maxOutputBytes: 4096,
+    });
+    // The built-in defaults take the catalog's builtinLimits.
+    expect(limits[1]).toEqual({ ...LIMITS, timeoutMs: 20_000, maxMemoryMiB: 1024 });
   });
 });
 
@@ -147,11 +181,11 @@ pod:
 `),
     ).toEqual([
       "builtinDefaults: must be true or false",
-      "extra: is not a field here (fields: builtinDefaults, functions, pod)",
+      "extra: is not a field here (fields: builtinDefaults, functions, builtinLimits, pod)",
       'functions[0].executable.path: "opt/fns/labeller" is not an absolute path',
       "functions[0].executable.timeout: must be a duration like 30s (ms, s, m or h) from 1ms to 24h",
       "functions[0].executable.maxOutputBytes: must be from 1024 to 1073741824",
-      "functions[0].executable.user: is not a field here (fields: path, timeout, maxOutputBytes)",
+      "functions[0].executable.user: is not a field here (fields: path, timeout, maxOutputBytes, maxInputBytes)",
       `functions[1].exec: "labeller --verbose" must be a name (letters, digits, '.', '_' or '-') or an absolute path`,
       "functions[1]: runtime exec needs `executable` (at least its path)",
       "functions[2].pod.entrypoint: must have at least 1 entry",
@@ -178,6 +212,30 @@ pod:
     ]);
   });
 
+  it("names what is wrong with built-in limits", () => {
+    expect(
+      problems(`
+builtinLimits: {maxMemory: 16Mi, timeout: forever, maxOutputBytes: 10}
+functions:
+  - image: "**/set-labels:*"
+    runtime: builtin
+    limits: {maxMemory: lots, maxCpu: 1}
+  - exec: labeller
+    runtime: exec
+    executable: {path: /opt/x, maxInputBytes: 1}
+    limits: {timeout: 1s}
+`),
+    ).toEqual([
+      "builtinLimits.maxMemory: must be a memory quantity from 64Mi to 4Gi, like 256Mi",
+      "builtinLimits.timeout: must be a duration like 30s (ms, s, m or h) from 1ms to 24h",
+      "builtinLimits.maxOutputBytes: must be from 1024 to 1073741824",
+      "functions[0].limits.maxMemory: must be a memory quantity from 64Mi to 4Gi, like 256Mi",
+      "functions[0].limits.maxCpu: is not a field here (fields: timeout, maxMemory, maxInputBytes, maxOutputBytes)",
+      "functions[1].executable.maxInputBytes: must be from 1024 to 1073741824",
+      "functions[1]: `limits` is only for runtime builtin (exec and pod entries have theirs under `executable` and `pod`)",
+    ]);
+  });
+
   it("names what is wrong with the document itself", () => {
     expect(problems("- a\n- b\n")).toEqual(["catalog.yaml: must be a mapping"]);
     expect(problems("functions: {}\n")).toEqual(["functions: must be a list"]);
@@ -188,7 +246,7 @@ pod:
     expect(problems('pod: {namespace: a}\n"we\\u0000ird": 1\n')).toEqual([
       "pod.serviceAccountName: is required",
       "pod.wrapperImage: is required",
-      'catalog.yaml["we\\u0000ird"]: is not a field here (fields: builtinDefaults, functions, pod)',
+      'catalog.yaml["we\\u0000ird"]: is not a field here (fields: builtinDefaults, functions, builtinLimits, pod)',
     ]);
     expect(
       problems("functions:\n  - {image: 'x/fn:*', runtime: pod, pod: {entrypoint: [/f]}}\n"),

@@ -1,5 +1,11 @@
 import { parseDocument } from "yaml";
-import { podReadiness, podRunResponse, readCall, type CallReading } from "../../../../lib/fn/pod";
+import {
+  failedRun,
+  podReadiness,
+  podRunResponse,
+  readCall,
+  type CallReading,
+} from "../../../../lib/fn/pod";
 import type { Pod } from "../../../../lib/cluster/kinds";
 import type { RunRequest } from "../../../../lib/fn/runtime";
 
@@ -81,6 +87,8 @@ describe("the wrapper's answer as a RunResponse", () => {
     expect(response.failure).toBe(
       `function image "${IMAGE}" (pod runtime): Timeout: the function ran longer than 2s and was killed`,
     );
+    // The render's reason, as for every runtime.
+    expect(response.bound).toBe("FunctionTimeout");
   });
 
   it("garbage: stdout that is not YAML is InvalidOutput", () => {
@@ -109,6 +117,8 @@ describe("the wrapper's answer as a RunResponse", () => {
     expect(response.failure).toBe(
       `function image "${IMAGE}" (pod runtime): OutputTooLarge: more than 100 bytes`,
     );
+    expect(response.bound).toBe("FunctionOutputLimit");
+    expect(failedRun(IMAGE, "RequestTooLarge", "too big").bound).toBe("FunctionInputLimit");
     expect(readCall({ kind: "too-large", limit: 5 })).toEqual({
       kind: "failed",
       reason: "AnswerTooLarge",
