@@ -87,38 +87,23 @@ export function variantConditions(outcome: VariantOutcome): ConditionInput[] {
         reason: "Valid",
         message: "all validation checks passed",
       };
-  const failure = outcome.stalled ? "invalid packagevariant object" : outcome.errors.join("; ");
-  let ready: ConditionInput;
-  const unavailable = outcome.unavailable ?? [];
-  const renderFailed = outcome.renderFailed ?? [];
-  if (failure) ready = { type: "Ready", status: "False", reason: "Error", message: failure };
-  else if (renderFailed.length > 0)
-    ready = {
-      type: "Ready",
-      status: "False",
-      reason: "RenderFailed",
-      message: renderFailed.join("; "),
-    };
-  else if (unavailable.length > 0)
-    ready = {
-      type: "Ready",
-      status: "False",
-      reason: "Unavailable",
-      message: unavailable.join("; "),
-    };
-  else if (outcome.pending.length > 0)
-    ready = {
-      type: "Ready",
-      status: "False",
-      reason: "Pending",
-      message: outcome.pending.join("; "),
-    };
-  else
-    ready = {
-      type: "Ready",
-      status: "True",
-      reason: "NoErrors",
-      message: "successfully ensured downstream package variant",
-    };
+  const failures = outcome.stalled ? ["invalid packagevariant object"] : outcome.errors;
+  // The first kind of problem found, in this order, is Ready's reason.
+  const problem = (
+    [
+      ["Error", failures],
+      ["RenderFailed", outcome.renderFailed ?? []],
+      ["Unavailable", outcome.unavailable ?? []],
+      ["Pending", outcome.pending],
+    ] as const
+  ).find(([, messages]) => messages.length > 0);
+  const ready: ConditionInput = problem
+    ? { type: "Ready", status: "False", reason: problem[0], message: problem[1].join("; ") }
+    : {
+        type: "Ready",
+        status: "True",
+        reason: "NoErrors",
+        message: "successfully ensured downstream package variant",
+      };
   return [stalled, ready];
 }
