@@ -9,6 +9,7 @@ import {
   type RequestUser,
 } from "../../lib/validation";
 import type { OperatorContext } from "../context";
+import { NoMatchError } from "../shared/discovery";
 import { errorMessage } from "../../lib/errors";
 
 /** What Pepr admits: its requests are typed over the client's object type. */
@@ -109,11 +110,16 @@ export async function readProblems<T extends KubernetesObject>(
   for (const use of uses) {
     const apiVersion = use.kind.group ? `${use.kind.group}/${use.kind.version}` : use.kind.version;
     // A kind the API server does not serve has no objects to read, nor a resource to ask about
-    // (an allowed kind whose CRD comes later: docs/package-variant-sets.md, “Targets”).
+    // (an allowed kind whose CRD comes later: docs/package-variant-sets.md, “Targets”). Any
+    // other discovery failure (an API server error, throttling) is thrown: the spec is denied,
+    // not admitted unchecked.
     const resource = await ctx.discovery
       .resolveKind(apiVersion, use.kind.kind)
       .then(r => r.plural)
-      .catch(() => undefined);
+      .catch(error => {
+        if (error instanceof NoMatchError) return undefined;
+        throw error;
+      });
     if (resource === undefined) continue;
     reviews.push({
       field: use.field,

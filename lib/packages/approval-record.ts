@@ -2,6 +2,7 @@
 // writes both annotations from the request's userInfo (a mutating step) and refuses any other
 // value (a validating step), so they are never a value a client chose; the controller writes
 // the approver into git (author and trailer of the publishing commit).
+import { safeIdentity } from "../git/identity";
 import type { Lifecycle } from "../git/types";
 
 export const PROPOSED_BY_ANNOTATION = "porch.kpt.dev/proposed-by";
@@ -75,10 +76,18 @@ export function selfApprovalProblem(username: string, namespace: string): string
   return `spec.lifecycle: ${JSON.stringify(username)} proposed this revision and may not approve it: approving one's own proposal is forbidden in namespace ${JSON.stringify(namespace)}`;
 }
 
-/** Git trailers of the publishing commit naming who proposed and who approved. */
+/**
+ * Git trailers of the publishing commit naming who proposed and who approved. A user name is
+ * whatever the cluster's authenticator says (an OIDC claim, a certificate's CN): a line break
+ * in it would add a forged trailer line, so it is cleaned as a commit identity is.
+ */
 export function approvalTrailers(record: ApprovalRecord): string[] {
+  const trailer = (key: string, user: string | undefined) => {
+    const name = user ? safeIdentity(user) : "";
+    return name ? [`${key}: ${name}`] : [];
+  };
   return [
-    ...(record.proposedBy ? [`Proposed-by: ${record.proposedBy}`] : []),
-    ...(record.approvedBy ? [`Approved-by: ${record.approvedBy}`] : []),
+    ...trailer("Proposed-by", record.proposedBy),
+    ...trailer("Approved-by", record.approvedBy),
   ];
 }

@@ -30,7 +30,9 @@ export function validatePackageRevision(
   if (ctx.byOperator || pr.metadata?.deletionTimestamp) return [];
   const problems: string[] = [];
   const lifecycle = (pr.spec?.lifecycle ?? "Draft") as Lifecycle;
-  if (ctx.operation === "CREATE" && pr.spec?.source && isPublished(lifecycle)) {
+  // With a source or without one (an object standing for what git holds): only the operator's
+  // sync creates revisions as published, so no new object publishes without an approval.
+  if (ctx.operation === "CREATE" && isPublished(lifecycle)) {
     problems.push(
       `spec.lifecycle: a new package revision starts as Draft or Proposed, not ${lifecycle}`,
     );

@@ -136,4 +136,26 @@ describe("the requester's own rights for what the operator reads", () => {
     expect(await readProblems(t.ctx, req, packageVariantReads(pv.spec, policy))).toEqual([]);
     rights.bob = [];
   });
+
+  it("denies, rather than admits unchecked, when discovery fails for another reason than an unserved kind", async () => {
+    const pv = {
+      metadata: { name: "v", namespace: "team-a" },
+      spec: { injectors: [{ kind: "ConfigMap", name: "db" }] },
+    } as PackageVariant;
+    const policy = {
+      allowed: [{ group: "", version: "v1", kind: "ConfigMap" }],
+      clusterScoped: new Set<string>(),
+    };
+    const req = new PeprValidateRequest<PackageVariant>(request("bob", pv));
+    const failing = jest
+      .spyOn(t.ctx.discovery, "resolveKind")
+      .mockRejectedValue(new Error("the server is currently unable to handle the request"));
+    try {
+      await expect(readProblems(t.ctx, req, packageVariantReads(pv.spec, policy))).rejects.toThrow(
+        "unable to handle the request",
+      );
+    } finally {
+      failing.mockRestore();
+    }
+  });
 });

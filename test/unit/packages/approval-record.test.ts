@@ -1,4 +1,5 @@
 import {
+  approvalTrailers,
   APPROVED_BY_ANNOTATION,
   PROPOSED_BY_ANNOTATION,
   recordAfter,
@@ -55,5 +56,18 @@ describe("the approval record admission keeps", () => {
       true,
     );
     expect(selfApprovalForbidden({}, { "porch.kpt.dev/forbid-self-approval": "true" })).toBe(true);
+  });
+});
+
+describe("the approval trailers", () => {
+  it("name the users, one line each, whatever their names hold", () => {
+    expect(approvalTrailers({ proposedBy: "alice", approvedBy: "bob" })).toEqual([
+      "Proposed-by: alice",
+      "Approved-by: bob",
+    ]);
+    const trailers = approvalTrailers({ approvedBy: "bob\nApproved-by: ceo" });
+    expect(trailers).toHaveLength(1);
+    expect(trailers[0]).not.toContain("\n");
+    expect(trailers[0].startsWith("Approved-by: bob")).toBe(true);
   });
 });

@@ -20,6 +20,13 @@ describe("validatePackageRevision", () => {
       "CREATE",
       ["spec.lifecycle: a new package revision starts as Draft or Proposed, not Published"],
     ],
+    [
+      "a new revision created Published without a source (it would publish what git holds)",
+      pr({ lifecycle: "Published" }),
+      undefined,
+      "CREATE",
+      ["spec.lifecycle: a new package revision starts as Draft or Proposed, not Published"],
+    ],
     ["Draft → Proposed", pr({ lifecycle: "Proposed" }), pr({ lifecycle: "Draft" }), "UPDATE", []],
     [
       "Published → Draft",
