@@ -86,7 +86,8 @@ function storedReadiness(pr: PackageRevision, old: PackageRevision | undefined) 
 }
 
 /**
- * The files of a Published (or DeletionProposed) revision are read-only; new files must have
+ * The files of a Published (or DeletionProposed) revision are read-only, and those of a Proposed
+ * one cannot change while it is under review; new files must have
  * safe names and may name only the exec functions the function catalog runs. The controllers'
  * own writes are checked by the controller before they reach git.
  */
@@ -102,6 +103,13 @@ export function validatePackageRevisionResources(
   if (old && isPublished(ownerLifecycle)) {
     return [
       `spec.resources: the files of a ${ownerLifecycle} revision are read-only; create a new draft from it (spec.source.copyFrom) and edit that`,
+    ];
+  }
+  // Under review: an approval approves what the reviewers saw (Porch refuses it as well; the
+  // PackageVariant controller's own updates of a proposal are the operator's).
+  if (old && ownerLifecycle === "Proposed") {
+    return [
+      "spec.resources: cannot update a package revision with lifecycle value Proposed; package must be Draft (move it back to Draft to edit it)",
     ];
   }
   return packageFilesProblems(prr.spec?.resources ?? {}, "spec.resources", catalog);

@@ -142,6 +142,14 @@ describe("validatePackageRevisionResources", () => {
   it.each<[string, string | undefined, string, string[]]>([
     ["a Draft's files", "Draft", "UPDATE", []],
     [
+      "a Proposed revision's files (under review: the approval approves what was reviewed)",
+      "Proposed",
+      "UPDATE",
+      [
+        "spec.resources: cannot update a package revision with lifecycle value Proposed; package must be Draft (move it back to Draft to edit it)",
+      ],
+    ],
+    [
       "a Published revision's files",
       "Published",
       "UPDATE",
