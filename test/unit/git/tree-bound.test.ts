@@ -23,6 +23,7 @@ const mktree = (entries: [mode: string, type: string, oid: string, name: string]
 
 let bomb: string;
 let chain: string;
+let billion: string;
 beforeAll(() => {
   gitdir = mkdtempSync(join(tmpdir(), "tree-bound-"));
   execFileSync("git", ["init", "--quiet", "--bare", gitdir]);
@@ -39,6 +40,15 @@ beforeAll(() => {
       i => ["040000", "tree", t1, `d${i}`] as [string, string, string, string],
     ),
   ]);
+  // The review's bomb: 1000 × 1000 × 1000 names of one blob, 10^9 entries from four trees.
+  const wide = (name: string, oid: string, type: string, mode: string) =>
+    mktree([...Array(1000).keys()].map(i => [mode, type, oid, `${name}${i}`]));
+  billion = wide(
+    "d",
+    wide("e", wide("f", blob, "blob", "100644"), "tree", "040000"),
+    "tree",
+    "040000",
+  );
   // 200 nested directories of 100-character names: few entries, paths that grow with depth.
   chain = blob;
   let type = "blob";
@@ -73,6 +83,15 @@ describe.each(["cli", "isomorphic"] as const)("tree listing bound (%s)", kind =>
     await expect(client(100).listTree(bomb)).rejects.toMatchObject({
       code: "ContentTooLarge",
       message: `git tree ${bomb} lists more than 100 entries or 25600 bytes, over the limit of 100 entries per tree listing (PORCH_PEPR_GIT_MAX_TREE_ENTRIES)`,
+    });
+  });
+
+  it("ends the listing of 10^9 entries at the default limit", async () => {
+    await expect(
+      client(DEFAULT_CONTENT_LIMITS.maxTreeEntries).listTree(billion),
+    ).rejects.toMatchObject({
+      code: "ContentTooLarge",
+      message: expect.stringContaining("over the limit of 100000 entries per tree listing"),
     });
   });
 
