@@ -29,7 +29,7 @@ import {
   type GitNetwork,
   type GitTimeouts,
 } from "./network";
-import { objectLimit } from "./content-limits";
+import { LISTING_BYTES_PER_ENTRY, objectLimit, treeTooLarge } from "./content-limits";
 import { PackBound, killGroup } from "./pack-bound";
 import { CatFileBatch } from "./cat-file";
 import { parseCommit, parseSignature } from "./commit-format";
@@ -190,7 +190,14 @@ export class CliGitClient implements GitClient {
   }
 
   async listTree(treeOid: string): Promise<TreeEntry[]> {
-    const out = await this.git(["ls-tree", "-r", "-t", "-l", "-z", treeOid]);
+    const limits = limitsOf(this.network);
+    const out = await this.git(["ls-tree", "-r", "-t", "-l", "-z", treeOid], {
+      cap: {
+        records: limits.maxTreeEntries,
+        bytes: limits.maxTreeEntries * LISTING_BYTES_PER_ENTRY,
+        error: () => treeTooLarge(treeOid, limits),
+      },
+    });
     return splitDecoded(out.stdout, 0).map(parseLsTree);
   }
 
@@ -267,6 +274,8 @@ export class CliGitClient implements GitClient {
       bare?: boolean;
       /** Told the process (group leader of a network call) once it runs. */
       spawned?: (pid: number | undefined) => void;
+      /** Past this much stdout (NUL-ended records or bytes) git is killed and `error` thrown. */
+      cap?: { records: number; bytes: number; error: () => GitStoreError };
     } = {},
   ): Promise<RunResult> {
     const full = o.bare === false ? args : [`--git-dir=${this.opts.gitdir}`, ...args];
@@ -291,7 +300,24 @@ export class CliGitClient implements GitClient {
           : undefined;
       const out: Buffer[] = [];
       const err: Buffer[] = [];
-      child.stdout.on("data", (d: Buffer) => out.push(d));
+      let records = 0;
+      let bytes = 0;
+      let capped = false;
+      child.stdout.on("data", (d: Buffer) => {
+        if (capped) return;
+        if (o.cap !== undefined) {
+          bytes += d.length;
+          for (let i = d.indexOf(0); i !== -1; i = d.indexOf(0, i + 1)) records++;
+          if (records > o.cap.records || bytes > o.cap.bytes) {
+            capped = true;
+            out.length = 0;
+            if (o.network === true) killGroup(child.pid);
+            else child.kill("SIGKILL");
+            return;
+          }
+        }
+        out.push(d);
+      });
       child.stderr.on("data", (d: Buffer) => err.push(d));
       child.on("error", e => {
         clearTimeout(timer);
@@ -300,6 +326,7 @@ export class CliGitClient implements GitClient {
       child.on("close", code => {
         clearTimeout(timer);
         const stderr = Buffer.concat(err).toString("utf8");
+        if (capped) return reject(o.cap!.error());
         if (code === 0 && !timedOut) return resolve({ stdout: Buffer.concat(out), stderr });
         if (timedOut)
           return reject(

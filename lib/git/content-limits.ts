@@ -15,19 +15,25 @@ export interface GitContentLimits {
   maxPackageFiles: number;
   /** Most bytes one fetch may download (a pack, or any one HTTP answer of isomorphic-git). */
   maxFetchBytes: number;
+  /** Most entries (files and directories, recursively) one tree listing may return. */
+  maxTreeEntries: number;
 }
 
 /**
  * 1 MiB of files leaves half a MiB of etcd's 1.5 MiB for what the object adds: JSON escaping
  * (a newline or quote takes two bytes), the file names twice (spec and managedFields) and
  * metadata. 1,000 files keep the names' share small. A fetch may bring the whole repository's
- * history, and isomorphic-git holds it in memory: 128 MiB is a quarter of a 512 MiB pod.
+ * history, and isomorphic-git holds it in memory: 128 MiB is a quarter of a 512 MiB pod. A few
+ * kilobytes of trees that name each other can list as a billion entries: 100,000 entries is far
+ * above a real repository's directory and bounds the listing of a package or a Repository's
+ * directory.
  */
 export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxFileBytes: 1024 * 1024,
   maxPackageBytes: 1024 * 1024,
   maxPackageFiles: 1000,
   maxFetchBytes: 128 * 1024 * 1024,
+  maxTreeEntries: 100_000,
 };
 
 /** The environment setting of each limit, named in every refusal. */
@@ -36,6 +42,7 @@ export const LIMIT_SETTINGS: Record<keyof GitContentLimits, string> = {
   maxPackageBytes: "PORCH_PEPR_GIT_MAX_PACKAGE_BYTES",
   maxPackageFiles: "PORCH_PEPR_GIT_MAX_PACKAGE_FILES",
   maxFetchBytes: "PORCH_PEPR_GIT_MAX_FETCH_BYTES",
+  maxTreeEntries: "PORCH_PEPR_GIT_MAX_TREE_ENTRIES",
 };
 
 /** A positive number from a setting, else `fallback`. */
@@ -61,6 +68,7 @@ export function overLimit(
     maxPackageBytes: "per-package limit of %d bytes",
     maxPackageFiles: "limit of %d files per package",
     maxFetchBytes: "per-fetch limit of %d bytes",
+    maxTreeEntries: "limit of %d entries per tree listing",
   }[key].replace("%d", String(limits[key]));
   return `over the ${what} (${LIMIT_SETTINGS[key]})`;
 }
@@ -92,6 +100,19 @@ export const fileTooLarge = (path: string, size: number, limits: GitContentLimit
   new GitStoreError(
     "ContentTooLarge",
     `file ${printableName(path)} is ${size} bytes, ${overLimit("maxFileBytes", limits)}`,
+  );
+
+/**
+ * Bytes a tree listing may take per entry it may hold (paths included): a chain of nested
+ * directories has few entries but paths that grow with its depth.
+ */
+export const LISTING_BYTES_PER_ENTRY = 256;
+
+/** A tree whose recursive listing breaks the entry limit (or its bytes, LISTING_BYTES_PER_ENTRY). */
+export const treeTooLarge = (oid: string, limits: GitContentLimits) =>
+  new GitStoreError(
+    "ContentTooLarge",
+    `git tree ${oid} lists more than ${limits.maxTreeEntries} entries or ${limits.maxTreeEntries * LISTING_BYTES_PER_ENTRY} bytes, ${overLimit("maxTreeEntries", limits)}`,
   );
 
 interface SizedFile {

@@ -28,7 +28,12 @@ import {
 import { httpStatus, httpWithHeadHint } from "./iso-http";
 import { guardedHttpClient, timeoutError } from "./iso-transport";
 import { gitNetworkFromEnv, limitsOf, type GitNetwork } from "./network";
-import { ObjectTooLargeError, objectLimit } from "./content-limits";
+import {
+  LISTING_BYTES_PER_ENTRY,
+  ObjectTooLargeError,
+  objectLimit,
+  treeTooLarge,
+} from "./content-limits";
 import { deleteLocalRef, deleteLocalRefs, localRefs, setThinPackHint } from "./iso-refs";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
 
@@ -222,10 +227,20 @@ export class IsoGitClient implements GitClient {
   }
 
   async listTree(treeOid: string): Promise<TreeEntry[]> {
+    // Counted as it goes, as `git ls-tree -r -t -l -z` prints them (about 64 bytes and the path).
+    const limits = limitsOf(this.network);
     const out: TreeEntry[] = [];
+    let bytes = 0;
     const walk = async (oid: string, prefix: string): Promise<void> => {
       for (const e of await this.readTree(oid)) {
-        out.push({ ...e, path: `${prefix}${e.path}` });
+        const path = `${prefix}${e.path}`;
+        bytes += 64 + path.length;
+        if (
+          out.length >= limits.maxTreeEntries ||
+          bytes > limits.maxTreeEntries * LISTING_BYTES_PER_ENTRY
+        )
+          throw treeTooLarge(treeOid, limits);
+        out.push({ ...e, path });
         if (e.type === "tree") await walk(e.oid, `${prefix}${e.path}/`);
       }
     };

@@ -16,6 +16,7 @@ const LIMITS: GitContentLimits = {
   maxPackageBytes: 1500,
   maxPackageFiles: 4,
   maxFetchBytes: DEFAULT_CONTENT_LIMITS.maxFetchBytes,
+  maxTreeEntries: DEFAULT_CONTENT_LIMITS.maxTreeEntries,
 };
 const BINARY = Buffer.from("\xff\xfe\x00\x01binary\x80", "latin1");
 // A BOM, text in three scripts and a 4-byte character: valid UTF-8 that must not change.
@@ -144,5 +145,33 @@ describe.each(CLIENTS)("content limits and bytes (%s)", client => {
     );
     // Refused, not half taken: the next attempt is refused the same way.
     await expect(s.open()).rejects.toMatchObject({ code: "ContentTooLarge" });
+  });
+
+  it("refuses a Repository directory that lists over the tree entry limit", async () => {
+    const wide = await fx.repo(`wide-${client}`);
+    const work = await workClone(fx, wide);
+    const names = [...Array(150).keys()].map(i => [`pkg/f${i}.yaml`, "a: 1\n"]);
+    await writeFiles(work, { "pkg/Kptfile": KPTFILE, ...Object.fromEntries(names) });
+    await git(work, "add", ".");
+    await git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "wide");
+    await git(work, "push", "-q", "origin", "HEAD:main");
+    const s = track(
+      new GitContentStore(
+        { url: wide },
+        {
+          cacheRoot: await fx.cacheRoot(),
+          client,
+          network: {
+            ...gitNetworkFromEnv(process.env),
+            limits: { ...LIMITS, maxTreeEntries: 100 },
+          },
+        },
+      ),
+    );
+    const error = await s.listPackageRevisions().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "ContentTooLarge" });
+    expect((error as Error).message).toContain(
+      "over the limit of 100 entries per tree listing (PORCH_PEPR_GIT_MAX_TREE_ENTRIES)",
+    );
   });
 });

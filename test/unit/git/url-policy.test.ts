@@ -233,6 +233,7 @@ describe("configuration", () => {
       maxPackageBytes: 1024 * 1024,
       maxPackageFiles: 1000,
       maxFetchBytes: 128 * 1024 * 1024,
+      maxTreeEntries: 100_000,
     });
     expect(
       gitNetworkFromEnv({
@@ -246,6 +247,7 @@ describe("configuration", () => {
       maxPackageBytes: 20,
       maxPackageFiles: 1000,
       maxFetchBytes: 128 * 1024 * 1024,
+      maxTreeEntries: 100_000,
     });
   });
 });
