@@ -1,5 +1,5 @@
 import { createGitRepository, kptfile, registerRepository } from "../support/git";
-import { e2eCatalog, FUNCTION_CATALOG } from "../support/e2e-catalog";
+import { E2E_CATALOG_ENTRIES, e2eCatalog, FUNCTION_CATALOG } from "../support/e2e-catalog";
 import { applyFunctionCatalog } from "../support/function-catalog";
 import {
   createNamespace,
@@ -25,6 +25,8 @@ import { eventually } from "../support/wait";
 // (support/e2e-catalog.ts), and the last test file to finish puts the e2e catalog back.
 let ns: string;
 const IMAGE = "example.com/fns/e2e-labeller:v1.2.0";
+/** Where the test's broken entry lands: after the e2e entries and MAPPING. */
+const BROKEN = `functions[${E2E_CATALOG_ENTRIES.length + 1}]`;
 const MAPPING = {
   image: "example.com/fns/e2e-labeller:v1.*",
   runtime: "builtin",
@@ -130,11 +132,11 @@ describe("the function catalog", () => {
         e =>
           e.reason === "FunctionCatalogInvalid" &&
           e.involvedObject.name === FUNCTION_CATALOG.name &&
-          e.message.includes("functions[2].executable.timeout"),
+          e.message.includes(`${BROKEN}.executable.timeout`),
       ),
     );
     expect(event.type).toBe("Warning");
-    expect(event.message).toContain("functions[2].executable.timeout: must be a duration like 30s");
+    expect(event.message).toContain(`${BROKEN}.executable.timeout: must be a duration like 30s`);
 
     // The controllers refused it (they recorded the event): an edit renders under the last valid one.
     setFiles(ns, "fns.labelled.v1", {
@@ -157,7 +159,7 @@ describe("the function catalog", () => {
     const failed = await renderedAs("fns.other.v1", "False");
     expect(failed.reason).toBe("FunctionUnavailable");
     expect(failed.message).toContain(
-      'its entry functions[2] for "example.com/fns/e2e-other:v1" is invalid: functions[2].executable.timeout: must be a duration like 30s',
+      `its entry ${BROKEN} for "example.com/fns/e2e-other:v1" is invalid: ${BROKEN}.executable.timeout: must be a duration like 30s`,
     );
   });
 
