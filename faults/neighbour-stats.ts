@@ -37,7 +37,9 @@ const API_SIZE_REFUSAL = /request entity too large|request is too large|etcdserv
 export function limitCondition(
   conditions: readonly StatusCondition[],
 ): StatusCondition | undefined {
-  return errorConditions(conditions).find(c => {
+  // A mirrored revision refused by a git content limit says so on Synced (the sync's own).
+  const refused = conditions.filter(c => c.type === "Synced" && c.status === "False");
+  return [...errorConditions(conditions), ...refused].find(c => {
     const text = `${c.reason ?? ""}: ${c.message ?? ""}`;
     return LIMIT_WORDS.test(text) && !API_SIZE_REFUSAL.test(text);
   });

@@ -66,7 +66,9 @@ export const SHORT: Sizes = {
     multiplyTargets: 40,
     trickleSources: 10,
     burst: 40,
-    attackSeconds: 90,
+    // A built-in's worker loads the whole module first: on a loaded 2-core CI machine the
+    // multiplying render had not ended 90 s into its attack.
+    attackSeconds: 180,
     victimTimeoutSeconds: 60,
     gitTotalTimeoutSeconds: 30,
     judgeLatency: false,

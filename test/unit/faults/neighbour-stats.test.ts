@@ -34,6 +34,13 @@ describe("a condition naming a limit", () => {
     expect(
       limitCondition([failed("FunctionFailed", "output exceeds the 8 MiB limit")]),
     ).toBeDefined();
+    const refused = {
+      type: "Synced",
+      status: "False",
+      reason: "ContentTooLarge",
+      message: "file is over the per-file limit (PORCH_PEPR_GIT_MAX_FILE_BYTES)",
+    };
+    expect(limitCondition([{ type: "Ready", status: "True" }, refused])).toBe(refused);
   });
 
   it("is not the API server's refusal of an oversized write, nor a success", () => {
