@@ -31,6 +31,10 @@ const shared = {
 };
 
 module.exports = {
+  // Exit once the tests are done: a built-in function worker started from the TypeScript
+  // sources loads them through tsx, whose esbuild service child outlived the run and held jest
+  // open after every test had passed (seen in a clean-clone .ci/run).
+  forceExit: true,
   projects: [
     { ...shared, displayName: "unit", testMatch: ["<rootDir>/test/unit/**/*.test.ts"] },
     {

@@ -16,4 +16,7 @@ module.exports = {
   globalSetup: "<rootDir>/test/deploy/global-setup.ts",
   globalTeardown: "<rootDir>/test/deploy/global-teardown.ts",
   testTimeout: 120_000,
+  // Exit once the tests are done: after all 18 had passed, jest was seen waiting on a handle
+  // of the harness's with no child process left.
+  forceExit: true,
 };
