@@ -1,11 +1,7 @@
 import cfg from "./package.json";
-import { Admission } from "./capabilities/admission";
-import { Watches } from "./capabilities/manager";
-import { PackageRevisionCapability } from "./capabilities/package-revision";
-import { PackageVariantCapability } from "./capabilities/package-variant";
-import { PackageVariantSetCapability } from "./capabilities/package-variant-set";
-import { RepositoryCapability } from "./capabilities/repository";
-import { startModule } from "./capabilities/module";
+import type { Capability } from "pepr";
+import { isBuiltinWorker } from "./lib/fn/builtin-pool/entry";
+import { serveBuiltinWorker } from "./lib/fn/builtin-pool/worker";
 
 /**
  * porch-pepr: Porch's package-variant automation as a Pepr module.
@@ -16,11 +12,23 @@ import { startModule } from "./capabilities/module";
  * - PackageVariant: keeps a downstream package derived from an upstream one, with mutations.
  * - PackageVariantSet: fans an upstream out to many targets as PackageVariants.
  */
-startModule(cfg, [
-  Admission,
-  Watches,
-  RepositoryCapability,
-  PackageRevisionCapability,
-  PackageVariantCapability,
-  PackageVariantSetCapability,
-]);
+const capabilities = async (): Promise<Capability[]> => [
+  (await import("./capabilities/admission")).Admission,
+  (await import("./capabilities/manager")).Watches,
+  (await import("./capabilities/repository")).RepositoryCapability,
+  (await import("./capabilities/package-revision")).PackageRevisionCapability,
+  (await import("./capabilities/package-variant")).PackageVariantCapability,
+  (await import("./capabilities/package-variant-set")).PackageVariantSetCapability,
+];
+
+// The bundle is also the program of the built-in function workers (lib/fn/builtin-pool). The
+// capabilities and Pepr are imported lazily so that a worker loads the built-ins only: the
+// whole module cost each worker about 80 MB of the watcher's memory.
+if (isBuiltinWorker()) serveBuiltinWorker();
+else
+  Promise.all([import("./capabilities/module"), capabilities()])
+    .then(([{ startModule }, list]) => startModule(cfg, list))
+    .catch((error: unknown) => {
+      console.error("porch-pepr failed to load", error);
+      process.exit(1);
+    });

@@ -5,8 +5,6 @@ import { Capability, Log, PeprModule } from "pepr";
 import { installCustomResourceDefinitions } from "./install-crds";
 import { operator, peprLogger } from "./operator";
 import { startFunctionCatalog } from "./shared/function-catalog";
-import { isBuiltinWorker } from "../lib/fn/builtin-pool";
-import { serveBuiltinWorker } from "../lib/fn/builtin-pool/worker";
 
 type PackageJSON = ConstructorParameters<typeof PeprModule>[0];
 
@@ -22,8 +20,6 @@ const runsControllers = () =>
  * the admission and controller processes can share a host locally.
  */
 export function startModule(cfg: PackageJSON, capabilities: Capability[]): void {
-  // The bundle is also the program of the built-in function workers (lib/fn/builtin-pool).
-  if (isBuiltinWorker()) return serveBuiltinWorker();
   if (isBuild()) {
     new PeprModule(cfg, capabilities);
     return;

@@ -8,6 +8,7 @@ import { defaultPerNamespace } from "../../lib/controller/work-queue";
 import type { Cluster } from "../../lib/cluster/port";
 import type { Logger, RenderSettings } from "../context";
 import { createFunctionRuntime } from "../../lib/fn";
+import { builtinPoolSettings } from "../../lib/fn/builtin-pool";
 import { functionCatalog } from "../shared/function-catalog";
 import { createPodRuntime } from "../shared/function-pods/runtime";
 
@@ -18,6 +19,10 @@ for (const warning of concurrency.warnings) Log.warn(warning);
 /** What one namespace may hold of each queue's workers and of the render slots. */
 export const shares = namespaceShares(process.env);
 for (const warning of shares.warnings) Log.warn(warning);
+
+/** The heap the built-in function workers may hold together. */
+export const builtinPool = builtinPoolSettings(process.env);
+for (const warning of builtinPool.warnings) Log.warn(warning);
 
 /**
  * Operator settings for rendering, from the environment of the controller process. Functions
@@ -38,6 +43,7 @@ export function renderSettings(cluster: Cluster, log: Logger): RenderSettings {
     runtime: createFunctionRuntime({
       catalog: functionCatalog,
       podRunner: createPodRuntime(cluster, log).runner,
+      builtinMemoryMiB: builtinPool.memoryMiB,
     }),
     catalog: functionCatalog,
     catalogFailures: new Map(),

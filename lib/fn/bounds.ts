@@ -27,13 +27,15 @@ export interface BuiltinLimits {
 }
 
 /**
- * Sized for a watcher whose Pod limit is 512Mi: at most BUILTIN_POOL_SIZE workers of 128 MiB, and
- * 4 MiB of ResourceList either way, more than a PackageRevisionResources object can hold (the API
- * server takes at most 3 MiB per request).
+ * Sized for a watcher whose Pod limit is 512Mi: a 64 MiB heap renders a 1 MiB package (the most
+ * a git package may hold) through set-labels and set-namespace, and the pool's default budget
+ * (builtin-pool/settings.ts) holds one such run at a time. 4 MiB of ResourceList either way is
+ * more than a PackageRevisionResources object can hold (the API server takes at most 3 MiB per
+ * request).
  */
 export const DEFAULT_BUILTIN_LIMITS: BuiltinLimits = {
   timeoutMs: 10_000,
-  maxMemoryMiB: 128,
+  maxMemoryMiB: 64,
   maxInputBytes: 4 * 1024 * 1024,
   maxOutputBytes: 4 * 1024 * 1024,
 };

@@ -5,7 +5,7 @@
 import type { Document } from "yaml";
 import { inputLimitProblem, type BuiltinLimits, type FunctionBound } from "./bounds";
 import { BUILTIN_FUNCTIONS } from "./builtins";
-import { sharedBuiltinPool, type BuiltinPool } from "./builtin-pool";
+import { DEFAULT_BUILTIN_MEMORY_MIB, sharedBuiltinPool, type BuiltinPool } from "./builtin-pool";
 import { decodeResponse, encodeRequest } from "./builtin-pool/wire";
 import {
   defaultCatalog,
@@ -74,6 +74,8 @@ export interface FunctionRuntimeOptions {
   builtins?: Readonly<Record<string, BuiltinFunction>>;
   /** Where lib/fn/builtins run; default: the process's shared pool. */
   builtinPool?: BuiltinPool;
+  /** The shared pool's memory budget, when this runtime starts it (builtin-pool/settings.ts). */
+  builtinMemoryMiB?: number;
   /** Absent: functions the catalog runs as Pods cannot run in this process. */
   podRunner?: PodRunnerFactory;
 }
@@ -113,7 +115,9 @@ export function createFunctionRuntime(options: FunctionRuntimeOptions = {}): Fun
     : DEFAULT_CATALOG_VIEW;
   const catalog = options.catalog ?? { current: () => defaults };
   const { podRunner } = options;
-  const pool = (): BuiltinPool => options.builtinPool ?? sharedBuiltinPool();
+  const pool = (): BuiltinPool =>
+    options.builtinPool ??
+    sharedBuiltinPool(options.builtinMemoryMiB ?? DEFAULT_BUILTIN_MEMORY_MIB);
 
   const runnerFor = (entry: CatalogEntry, view: CatalogView, fn: PipelineFunction) => {
     const run = entry.run;

@@ -10,6 +10,8 @@ import {
   watcherPid,
 } from "../support/package-revisions";
 import { eventually } from "../support/wait";
+import { Worker } from "node:worker_threads";
+import { moduleBundle } from "../../hack/module/build";
 
 // Issue 26's multiplying render through the real module: a tenant's ~1 KB edit whose
 // apply-replacements doubles a resource 40 times. The built-in runs in a worker of the bundled
@@ -65,3 +67,23 @@ it("ends a multiplying built-in at its heap bound while another tenant's draft r
   );
   expect(watcherPid()).toBe(pid);
 }, 180_000);
+
+// A worker of the pool runs the bundled module itself; what it loads counts in the watcher's
+// memory. Loading Pepr and the capabilities cost each worker about 80 MB (issue 26's campaign).
+it("a built-in worker of the bundle loads the built-ins, not Pepr or the capabilities", async () => {
+  const worker = new Worker(
+    `const { parentPort } = require("node:worker_threads");
+     require(${JSON.stringify(moduleBundle)});
+     parentPort.postMessage({ loaded: Object.keys(require.cache) });`,
+    { eval: true, workerData: { role: "porch-pepr-builtin-functions" } },
+  );
+  const loaded = await new Promise<string[]>((resolve, reject) => {
+    worker.on("message", (m: { loaded?: string[] }) => m.loaded && resolve(m.loaded));
+    worker.on("error", reject);
+  });
+  await worker.terminate();
+  expect(loaded).toContain(moduleBundle);
+  expect(
+    loaded.filter(path => /node_modules\/(pepr|kubernetes-fluent-client)\//.test(path)),
+  ).toEqual([]);
+});

@@ -1,5 +1,5 @@
-// Runs built-in functions off the main event loop: a few worker threads, each with a V8 heap
-// limit, one run at a time each. A run past its time is stopped by terminating its worker; a
+// Runs built-in functions off the main event loop: worker threads, each with a V8 heap limit,
+// one run at a time each, whose heaps together stay within the pool's memory budget. A run past its time is stopped by terminating its worker; a
 // worker that runs out of heap dies; either way the next run gets a fresh worker. So a runaway
 // render costs one worker's bounded memory and time, never the watches, admission or other
 // tenants' renders.
@@ -8,11 +8,15 @@ import type { BuiltinLimits } from "../bounds";
 import type { ExecOutcome } from "../exec";
 import type { BuiltinJob, WorkerMessage } from "./host";
 import type { WorkerEntry } from "./entry";
+import { BUILTIN_MEMORY_VARIABLE } from "./settings";
 
 export interface BuiltinPoolOptions {
   entry: WorkerEntry;
-  /** Workers at most (each up to its run's maxMemoryMiB of heap). */
-  size: number;
+  /**
+   * The heap all workers together may hold, in MiB: a run waits until its maxMemoryMiB fits
+   * beside the workers busy now (idle ones are stopped to make room).
+   */
+  memoryMiB: number;
   /** Runs waiting for a worker at most; more fail at once. */
   maxWaiting: number;
   /** A worker that does not listen within this long is stopped (loading the module is slow). */
@@ -60,6 +64,11 @@ export class BuiltinPool {
 
   /** Runs built-in `builtin` over the ResourceList `input`; never rejects. */
   async run(builtin: string, input: string, limits: BuiltinLimits): Promise<ExecOutcome> {
+    if (limits.maxMemoryMiB > this.options.memoryMiB)
+      return failed(
+        `its maxMemory of ${limits.maxMemoryMiB} MiB is more than the ${this.options.memoryMiB} MiB all built-in workers may hold (${BUILTIN_MEMORY_VARIABLE})`,
+        "FunctionMemoryLimit",
+      );
     const worker = await this.#acquire(limits.maxMemoryMiB);
     if (!worker)
       return failed(
@@ -136,14 +145,24 @@ export class BuiltinPool {
     return failed(`its worker stopped: ${message.died?.message ?? "it exited"}`);
   }
 
+  /** The heap limits of the workers alive now, summed. */
+  get heldMiB(): number {
+    let sum = 0;
+    for (const w of this.#workers) sum += w.memoryMiB;
+    return sum;
+  }
+
   /** An idle worker with this heap limit, a new one, or one after a wait; undefined: too many wait. */
   async #acquire(memoryMiB: number): Promise<PoolWorker | undefined> {
     for (;;) {
       const idle = [...this.#workers].filter(w => !w.busy);
       let worker = idle.find(w => w.memoryMiB === memoryMiB);
-      if (!worker && this.#workers.size >= this.options.size && idle.length > 0)
-        this.#drop(idle[0]);
-      if (!worker && this.#workers.size < this.options.size) worker = this.#spawn(memoryMiB);
+      for (const other of idle) {
+        if (worker || this.heldMiB + memoryMiB <= this.options.memoryMiB) break;
+        this.#drop(other);
+      }
+      if (!worker && this.heldMiB + memoryMiB <= this.options.memoryMiB)
+        worker = this.#spawn(memoryMiB);
       if (worker) {
         worker.busy = true;
         return worker;

@@ -20,8 +20,8 @@ const MEMORY_UNIT: Record<string, number> = {
   Mi: 1024 ** 2,
   Gi: 1024 ** 3,
 };
-/** A worker loads the whole bundled module before it runs a built-in: 32 MiB of heap is too little. */
-export const MIN_HEAP_MIB = 64;
+/** A worker loads the built-ins (about 10 MiB of heap) before it runs one. */
+export const MIN_HEAP_MIB = 32;
 export const MAX_HEAP_MIB = 4096;
 
 /** A memory quantity (`256Mi`, `1Gi`, `300M`) in whole MiB, rounded down; undefined when not one. */

@@ -13,8 +13,8 @@ import { kptfile } from "./helpers";
 const pools: BuiltinPool[] = [];
 afterAll(() => Promise.all(pools.map(p => p.close())));
 
-function newPool(entry: WorkerEntry = builtinWorkerEntry(), size = 1): BuiltinPool {
-  const pool = new BuiltinPool({ entry, size, maxWaiting: 8, startTimeoutMs: 120_000 });
+function newPool(entry: WorkerEntry = builtinWorkerEntry(), memoryMiB = 128): BuiltinPool {
+  const pool = new BuiltinPool({ entry, memoryMiB, maxWaiting: 8, startTimeoutMs: 120_000 });
   pools.push(pool);
   return pool;
 }
@@ -85,17 +85,39 @@ describe("the built-in pool's own logic (a worker of the test's)", () => {
     });
   });
 
-  it("runs at most `size` workers; the others wait", async () => {
-    const pool = newPool(fakeWorker, 1);
-    const runs = ["a", "b", "c"].map(input => pool.run("echo", input, limits({})));
-    expect(pool.workers).toBe(1);
+  it("keeps its workers' heaps within its memory budget; the other runs wait", async () => {
+    const pool = newPool(fakeWorker, 64);
+    const runs = ["a", "b", "c"].map(input =>
+      pool.run("echo", input, limits({ maxMemoryMiB: 32 })),
+    );
+    expect([pool.workers, pool.heldMiB]).toEqual([2, 64]);
     expect((await Promise.all(runs)).map(r => r.stdout)).toEqual(["a", "b", "c"]);
-    expect(pool.workers).toBe(1);
+    expect([pool.workers, pool.heldMiB]).toEqual([2, 64]);
+  });
+
+  it("stops idle workers to make room for a run of another heap size", async () => {
+    const pool = newPool(fakeWorker, 64);
+    await Promise.all(["a", "b"].map(i => pool.run("echo", i, limits({ maxMemoryMiB: 32 }))));
+    expect(pool.heldMiB).toBe(64);
+    const big = await pool.run("echo", "big", limits({ maxMemoryMiB: 64 }));
+    expect(big.stdout).toBe("big");
+    expect([pool.workers, pool.heldMiB]).toEqual([1, 64]);
+  });
+
+  it("refuses a run whose heap is more than the whole budget, naming the setting", async () => {
+    const pool = newPool(fakeWorker, 64);
+    expect(await pool.run("echo", "x", limits({ maxMemoryMiB: 96 }))).toMatchObject({
+      exitCode: 1,
+      bound: "FunctionMemoryLimit",
+      failure:
+        "its maxMemory of 96 MiB is more than the 64 MiB all built-in workers may hold (PORCH_PEPR_BUILTIN_MEMORY)",
+    });
+    expect(pool.workers).toBe(0);
   });
 });
 
 describe("lib/fn/builtins in the pool (the real worker)", () => {
-  const pool = newPool(builtinWorkerEntry(), 2);
+  const pool = newPool(builtinWorkerEntry(), 192);
   const pooled = createFunctionRuntime({ builtinPool: pool });
   const inProcess = createFunctionRuntime({ builtins: BUILTIN_FUNCTIONS });
 

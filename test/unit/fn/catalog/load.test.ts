@@ -226,10 +226,10 @@ functions:
     limits: {timeout: 1s}
 `),
     ).toEqual([
-      "builtinLimits.maxMemory: must be a memory quantity from 64Mi to 4Gi, like 256Mi",
+      "builtinLimits.maxMemory: must be a memory quantity from 32Mi to 4Gi, like 256Mi",
       "builtinLimits.timeout: must be a duration like 30s (ms, s, m or h) from 1ms to 24h",
       "builtinLimits.maxOutputBytes: must be from 1024 to 1073741824",
-      "functions[0].limits.maxMemory: must be a memory quantity from 64Mi to 4Gi, like 256Mi",
+      "functions[0].limits.maxMemory: must be a memory quantity from 32Mi to 4Gi, like 256Mi",
       "functions[0].limits.maxCpu: is not a field here (fields: timeout, maxMemory, maxInputBytes, maxOutputBytes)",
       "functions[1].executable.maxInputBytes: must be from 1024 to 1073741824",
       "functions[1]: `limits` is only for runtime builtin (exec and pod entries have theirs under `executable` and `pod`)",
