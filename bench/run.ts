@@ -26,8 +26,8 @@ import { publishDrafts, publishUpstreamV2, syncDeployments, upgrade } from "./sc
 
 const SCENARIOS = ["fanout", "upgrade", "events", "admission", "floor"];
 
-/** The old-space limit Node picks in the watcher's pod (see where it is used). */
-const POD_HEAP_MB = Number(process.env.PORCH_PEPR_BENCH_HEAP_MB ?? 256);
+/** The generated Deployment's memory limit (see where it is used). */
+const POD_MEMORY_MB = Number(process.env.PORCH_PEPR_BENCH_MEMORY_MB ?? 512);
 
 function option(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -142,11 +142,12 @@ async function main(): Promise<void> {
     rmSync(keep, { recursive: true, force: true });
     mkdirSync(keep, { recursive: true });
     process.env.PORCH_PEPR_GIT_CACHE = join(workDir, "operator-cache");
-    // The module runs with the heap Node gives itself in the generated Deployment's pod (512Mi
-    // limit: V8 sizes the old space at a quarter of the cgroup's memory, at least 256 MB), not
-    // the quarter of this machine's memory it would take here: peak RSS then says whether the
-    // watcher fits its pod, and the time includes the garbage collection that costs.
-    const flags = [`--max-old-space-size=${POD_HEAP_MB}`];
+    // The module runs under its pod's memory limit, in a cgroup (hack/module/memory-cgroup.ts):
+    // Node sizes its heap from the limit as in the pod (about 256 MB for 512Mi), not from this
+    // machine's memory, so peak RSS says whether the watcher fits its pod and the time includes
+    // the garbage collection that costs.
+    process.env.PORCH_PEPR_MODULE_MEMORY_LIMIT_MB = String(POD_MEMORY_MB);
+    const flags: string[] = [];
     // More V8 flags for the module's processes, to measure what one costs or saves.
     flags.push(...(process.env.PORCH_PEPR_BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean));
     if (process.argv.includes("--cpu-prof"))

@@ -18,8 +18,8 @@ export interface FaultContext extends BenchContext {
   pidOf(name: "watcher" | "admission"): number | undefined;
 }
 
-/** The heap Node gives itself in the generated Deployment's pod (512Mi limit), as in bench/. */
-const POD_HEAP_MB = 256;
+/** The generated Deployment's memory limit, imitated as in bench/ (hack/module/memory-cgroup.ts). */
+const POD_MEMORY_MB = 512;
 
 /** Where a scenario's module and control-plane logs are kept after its environment stops. */
 export const keptLogs = (scenario: string) => join(repoRoot, ".local", "faults", scenario);
@@ -37,7 +37,8 @@ export async function withFaultEnvironment<T>(
   const log = (message: string) => process.stderr.write(`[faults ${name}] ${message}\n`);
   const workDir = mkdtempSync(join(tmpdir(), `porch-pepr-faults-${name}-`));
   process.env.PORCH_PEPR_GIT_CACHE = join(workDir, "operator-cache");
-  process.env.PORCH_PEPR_MODULE_NODE_FLAGS = `--max-old-space-size=${POD_HEAP_MB} ${INSPECT_ON_SIGNAL}`;
+  process.env.PORCH_PEPR_MODULE_MEMORY_LIMIT_MB = String(POD_MEMORY_MB);
+  process.env.PORCH_PEPR_MODULE_NODE_FLAGS = INSPECT_ON_SIGNAL;
   log("starting the embedded default");
   // Set for the whole scenario: a module process restarted later reads them again.
   const before = Object.fromEntries(Object.keys(moduleEnv).map(k => [k, process.env[k]]));

@@ -4,6 +4,7 @@
 import { round } from "../bench/metrics";
 import { errorConditions, type StatusCondition } from "./soak-stats";
 import type { VictimLatency } from "./results";
+import { FUNCTION_BOUNDS, type FunctionBound } from "../lib/fn/bounds";
 
 /** The nearest-rank percentile `p` of ascending `sorted` (0 for none). */
 export function percentile(sorted: readonly number[], p: number): number {
@@ -33,13 +34,17 @@ export const p99Ratio = (p99Ms: number, baseline: VictimLatency) =>
 const LIMIT_WORDS = /PORCH_PEPR_[A-Z0-9_]+|\blimits?\b|\bexceed|\bat most\b|\btime(d)? ?out\b/i;
 const API_SIZE_REFUSAL = /request entity too large|request is too large|etcdserver/i;
 
-/** The failure condition among `conditions` that names the limit the object hit, if any. */
+/**
+ * The failure condition among `conditions` that names the limit the object hit, if any: a render
+ * stopped at a function's bound says so in its reason (FunctionMemoryLimit, …).
+ */
 export function limitCondition(
   conditions: readonly StatusCondition[],
 ): StatusCondition | undefined {
   // A mirrored revision refused by a git content limit says so on Synced (the sync's own).
   const refused = conditions.filter(c => c.type === "Synced" && c.status === "False");
   return [...errorConditions(conditions), ...refused].find(c => {
+    if (FUNCTION_BOUNDS.includes(c.reason as FunctionBound)) return true;
     const text = `${c.reason ?? ""}: ${c.message ?? ""}`;
     return LIMIT_WORDS.test(text) && !API_SIZE_REFUSAL.test(text);
   });

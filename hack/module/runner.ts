@@ -8,6 +8,7 @@ import { CertFiles } from "../cluster/certs";
 import { freePort, Managed, startProcess, waitFor } from "../processes";
 import { moduleBundle, moduleManifest } from "./build";
 import { moduleKubeconfig } from "./service-account";
+import { memoryCgroup, type MemoryCgroup } from "./memory-cgroup";
 
 export interface RunningModule {
   /** The user name the module's processes authenticate as (its ServiceAccount). */
@@ -118,17 +119,13 @@ export async function startModule(
   const ca = readFileSync(certs.caCert);
   // Extra node flags for both processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (bench/).
   const nodeFlags = (process.env.PORCH_PEPR_MODULE_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+  const limits = podMemoryLimits();
   let stopping = false;
   const start = async (watch: boolean): Promise<Managed> => {
     const port = watch ? watcherPort : admissionPort;
     const name = watch ? "module-watcher" : "module-admission";
-    const proc = startProcess(
-      name,
-      process.execPath,
-      [...nodeFlags, moduleBundle],
-      logDir,
-      env(watch, port),
-    );
+    const run = limits.wrap(name, process.execPath, [...nodeFlags, moduleBundle]);
+    const proc = startProcess(name, run.command, run.args, logDir, env(watch, port));
     writeFileSync(join(logDir, `${name}.pid`), String(proc.child.pid));
     // Like a Deployment's pod: a crashed or killed process is started again.
     proc.child.once("exit", () => {
@@ -152,7 +149,38 @@ export async function startModule(
     async stop() {
       stopping = true;
       await Promise.all([running.watcher.stop(), running.admission.stop()]);
+      limits.remove();
     },
   };
   return running;
+}
+
+/**
+ * PORCH_PEPR_MODULE_MEMORY_LIMIT_MB (bench/ and faults/ set 512, the generated Deployment's
+ * limit): each module process runs in a memory cgroup of that size, as in its pod. Where this
+ * machine has no writable memory cgroup, only the heap is imitated, with --max-old-space-size at
+ * half the limit, and a warning says the built-in workers' heap limits are not in force then.
+ */
+function podMemoryLimits(): {
+  wrap(name: string, command: string, args: string[]): { command: string; args: string[] };
+  remove(): void;
+} {
+  const mb = Number(process.env.PORCH_PEPR_MODULE_MEMORY_LIMIT_MB ?? 0);
+  const groups = new Map<string, MemoryCgroup>();
+  return {
+    wrap(name, command, args) {
+      if (!(mb > 0)) return { command, args };
+      const existing = groups.get(name);
+      const group = existing ?? memoryCgroup(`porch-pepr-${process.pid}-${name}`, mb * 1024 * 1024);
+      if ("unavailable" in group) {
+        process.stderr.write(
+          `${name}: ${group.unavailable}; imitating only the pod's heap (--max-old-space-size=${mb / 2}), which overrides the built-in function workers' heap limits\n`,
+        );
+        return { command, args: [`--max-old-space-size=${mb / 2}`, ...args] };
+      }
+      groups.set(name, group);
+      return group.wrap(command, args);
+    },
+    remove: () => groups.forEach(group => group.remove()),
+  };
 }

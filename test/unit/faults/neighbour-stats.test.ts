@@ -41,6 +41,13 @@ describe("a condition naming a limit", () => {
       message: "file is over the per-file limit (PORCH_PEPR_GIT_MAX_FILE_BYTES)",
     };
     expect(limitCondition([{ type: "Ready", status: "True" }, refused])).toBe(refused);
+    const heap = {
+      type: "Rendered",
+      status: "False",
+      reason: "FunctionMemoryLimit",
+      message: "mutator 0 (apply-replacements): needed more than its maxMemory of 64 MiB",
+    };
+    expect(limitCondition([heap])).toBe(heap);
   });
 
   it("is not the API server's refusal of an oversized write, nor a success", () => {
