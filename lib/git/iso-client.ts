@@ -34,7 +34,13 @@ import {
   objectLimit,
   treeTooLarge,
 } from "./content-limits";
-import { deleteLocalRef, deleteLocalRefs, localRefs, setThinPackHint } from "./iso-refs";
+import {
+  deleteLocalRef,
+  deleteLocalRefs,
+  localRefs,
+  recordPushedRef,
+  setThinPackHint,
+} from "./iso-refs";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
 
 /** The remote moved while a fetch ran; fetching again settles it. */
@@ -179,6 +185,7 @@ export class IsoGitClient implements GitClient {
         this.branchExists;
       await setThinPackHint(this.opts.gitdir, hint ? this.opts.branch : undefined);
       await this.pushOne(u);
+      await recordPushedRef(this.opts.gitdir, u.ref, u.oid);
       if (u.oid !== null) this.remoteHas.add(u.oid);
     }
   }
