@@ -25,7 +25,12 @@ import {
   displayUrl,
   scrubSecrets,
 } from "./errors";
-import { httpStatus, httpWithHeadHint } from "./iso-http";
+import {
+  httpStatus,
+  httpWithHeadHint,
+  recordingAdvertisement,
+  replayingAdvertisement,
+} from "./iso-http";
 import { guardedHttpClient, timeoutError } from "./iso-transport";
 import { gitNetworkFromEnv, limitsOf, type GitNetwork } from "./network";
 import {
@@ -34,13 +39,7 @@ import {
   objectLimit,
   treeTooLarge,
 } from "./content-limits";
-import {
-  deleteLocalRef,
-  deleteLocalRefs,
-  localRefs,
-  recordPushedRef,
-  setThinPackHint,
-} from "./iso-refs";
+import { deleteLocalRef, localRefs, recordPushedRef, setThinPackHint } from "./iso-refs";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
 
 /** The remote moved while a fetch ran; fetching again settles it. */
@@ -106,38 +105,43 @@ export class IsoGitClient implements GitClient {
   }
 
   private async fetchOnce(): Promise<RefMap> {
-    const advertised = await this.net("fetch", http =>
-      git.listServerRefs({ ...this.remote(http), protocolVersion: 1 }),
-    );
-    const wanted = advertised.filter(
-      r => r.ref.startsWith("refs/heads/") || r.ref.startsWith("refs/tags/"),
-    );
-    const before = await localRefs(this.opts.gitdir);
-    const unchanged =
-      before.size === wanted.length && wanted.every(r => before.get(r.ref) === r.oid);
-    if (!unchanged) {
-      if (wanted.length === 0) await deleteLocalRefs(this.opts.gitdir);
-      else {
-        const branch = `refs/heads/${this.opts.branch}`;
-        const remoteRef = wanted.some(r => r.ref === branch) ? branch : wanted[0].ref;
-        await this.net("fetch", http =>
-          git.fetch({
-            ...this.base,
-            ...this.remote(http),
-            remote: "origin",
-            remoteRef,
-            singleBranch: false,
-            tags: true,
-            prune: true,
-            pruneTags: true,
-          }),
-        );
-      }
-    }
-    // Refs as stored locally: they match the objects this fetch brought (the remote may have moved).
+    const wanted = await this.net("fetch", async http => {
+      const recorder = recordingAdvertisement(http);
+      const advertised = await git.listServerRefs({
+        ...this.remote(recorder.http),
+        protocolVersion: 1,
+      });
+      const remote = new Map(
+        advertised
+          .filter(r => r.ref.startsWith("refs/heads/") || r.ref.startsWith("refs/tags/"))
+          .map(r => [r.ref, r.oid]),
+      );
+      const before = await localRefs(this.opts.gitdir);
+      // Refs gone from the remote go; a moved tag too, as isomorphic-git writes a tag only when
+      // the cache has none of that name.
+      for (const [ref, oid] of before)
+        if (remote.get(ref) !== oid && (!remote.has(ref) || ref.startsWith("refs/tags/")))
+          await deleteLocalRef(this.opts.gitdir, ref);
+      const changed = [...remote].filter(([ref, oid]) => before.get(ref) !== oid).map(([r]) => r);
+      const adv = recorder.taken();
+      if (changed.length === 0 || adv === undefined) return remote;
+      const branch = `refs/heads/${this.opts.branch}`;
+      const fetched = new Set(changed);
+      await git.fetch({
+        ...this.base,
+        ...this.remote(replayingAdvertisement(http, adv, ref => fetched.has(ref))),
+        remote: "origin",
+        remoteRef: fetched.has(branch) ? branch : changed[0],
+        singleBranch: false,
+        tags: true,
+      });
+      return remote;
+    });
+    // The cache now stores these refs; peeling each proves its objects are here (a fetch that
+    // raced a push, or failed after writing refs, may have left a ref without them).
     const refs: RefMap = new Map();
     this.remoteHas.clear();
-    for (const [ref, oid] of await localRefs(this.opts.gitdir)) {
+    for (const [ref, oid] of wanted) {
       let commit: string;
       try {
         commit = await this.peel(oid);

@@ -58,4 +58,36 @@ describe("IsoGitClient refs", () => {
     expect([...(await client.fetch()).keys()]).toEqual(["refs/heads/main"]);
     expect(seen).toEqual({ advertisements: 1, uploadPacks: 0 });
   });
+
+  it("fetches a change with one ref advertisement and writes only the refs that changed", async () => {
+    const url = await fx.repo();
+    const work = await workClone(fx, url);
+    await commitAndPush(work, "one");
+    const kept = await commitAndPush(work, "two", "refs/tags/app/v1");
+    await commitAndPush(work, "three", "drafts/app/ws1");
+    await commitAndPush(work, "gone", "drafts/app/ws2");
+    const { client, gitdir } = await fetchedClient(url);
+    // The local copies of refs the remote keeps, marked (a ref file read back trimmed): a fetch
+    // that rewrites them drops the mark.
+    const marked = ["refs/tags/app/v1", "refs/remotes/origin/drafts/app/ws1"];
+    for (const ref of marked) fs.writeFileSync(`${gitdir}/${ref}`, `${await oidOf(gitdir, ref)}`);
+    const main = await commitAndPush(work, "four");
+    await gitCli(work, "push", "-q", "origin", ":drafts/app/ws2");
+    reset();
+    const refs = await client.fetch();
+    expect(seen).toEqual({ advertisements: 1, uploadPacks: 1 });
+    expect(refs.get("refs/heads/main")?.commit).toBe(main);
+    expect(refs.get("refs/tags/app/v1")?.commit).toBe(kept);
+    expect([...refs.keys()].sort()).toEqual([
+      "refs/heads/drafts/app/ws1",
+      "refs/heads/main",
+      "refs/tags/app/v1",
+    ]);
+    for (const ref of marked) expect(fs.readFileSync(`${gitdir}/${ref}`, "utf8")).not.toMatch(/\n/);
+    expect((await git.readCommit({ fs, gitdir, oid: main })).commit.message).toBe("four\n");
+  });
 });
+
+function oidOf(gitdir: string, ref: string): Promise<string> {
+  return git.resolveRef({ fs, gitdir, ref });
+}
