@@ -40,6 +40,7 @@ import {
   treeTooLarge,
 } from "./content-limits";
 import { deleteLocalRef, localRefs, recordPushedRef, setThinPackHint } from "./iso-refs";
+import { PackBudget, boundedIsoCache, processPackBudget, type PackCache } from "./iso-pack-cache";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
 
 /** The remote moved while a fetch ran; fetching again settles it. */
@@ -49,18 +50,30 @@ export class IsoGitClient implements GitClient {
   readonly kind = "isomorphic" as const;
   private readonly headers: Record<string, string>;
   private readonly secrets: string[];
-  private readonly cache = {};
+  /** isomorphic-git's object cache: its loaded packs, within the process's pack budget. */
+  private readonly cache: object;
+  private readonly packs: PackCache;
   /** Commits the remote is known to have (last fetch plus what we pushed since). */
   private readonly remoteHas = new Set<string>();
   private branchExists = false;
   private readonly peeled = new Map<string, string>();
   private readonly network: GitNetwork;
 
-  constructor(private readonly opts: ClientOptions & { thinPackHint?: boolean }) {
+  constructor(
+    private readonly opts: ClientOptions & {
+      thinPackHint?: boolean;
+      /** A budget of this client's own instead of the process's (PORCH_PEPR_GIT_PACK_CACHE_BYTES). */
+      packCacheBytes?: number;
+    },
+  ) {
     const auth = authorizationHeader(opts.credentials);
     this.headers = auth === undefined ? {} : { Authorization: auth };
     this.secrets = secretsOf(opts.credentials);
     this.network = opts.network ?? gitNetworkFromEnv(process.env);
+    const budget =
+      opts.packCacheBytes === undefined ? processPackBudget() : new PackBudget(opts.packCacheBytes);
+    this.packs = budget.newCache();
+    this.cache = boundedIsoCache(this.packs);
   }
 
   private get base() {
@@ -305,7 +318,8 @@ export class IsoGitClient implements GitClient {
   }
 
   close(): void {
-    // nothing runs in the background
+    // Nothing runs in the background; the packs go back to the budget (read again on next use).
+    this.packs.clear();
   }
 
   writeCommit(spec: CommitSpec): Promise<string> {
