@@ -1,8 +1,9 @@
 // GitClient on isomorphic-git: pure JavaScript, runs in the stock Pepr controller image (no git
-// binary). Push cost: isomorphic-git only leaves out objects reachable from the remote's copy of
-// the pushed ref or from refs/remotes/origin/HEAD, so before a push that carries new objects that
-// symref is pointed at the repository branch: a new draft branch or tag then sends only the
-// package's new objects instead of the whole tree (research/field.md §6; bench/git-clients.ts).
+// binary). Push cost: a push of commits this client wrote sends exactly their new objects, found
+// by reading only the paths they changed (iso-push.ts, iso-send-pack.ts). Any other push goes
+// through isomorphic-git's, which only leaves out objects reachable from the remote's copy of the
+// pushed ref or from refs/remotes/origin/HEAD, so that symref is first pointed at the repository
+// branch (research/field.md §6; bench/git-clients.ts).
 import fs from "node:fs";
 import git, { type HttpClient } from "isomorphic-git";
 import {
@@ -41,7 +42,13 @@ import {
 } from "./content-limits";
 import { deleteLocalRef, localRefs, recordPushedRef, setThinPackHint } from "./iso-refs";
 import { PackBudget, boundedIsoCache, processPackBudget, type PackCache } from "./iso-pack-cache";
+import { objectsToPush } from "./iso-push";
+import { sendPack } from "./iso-send-pack";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
+
+/** A ref update the server refused because the ref is not where the push found it. */
+const REMOTE_MOVED =
+  /non-fast-forward|fetch first|stale info|already exists|failed to (update|lock)|rejected/i;
 
 /** The remote moved while a fetch ran; fetching again settles it. */
 class RemoteMovedError extends Error {}
@@ -55,6 +62,8 @@ export class IsoGitClient implements GitClient {
   private readonly packs: PackCache;
   /** Commits the remote is known to have (last fetch plus what we pushed since). */
   private readonly remoteHas = new Set<string>();
+  /** Commits this client wrote: what a push may have to carry. */
+  private readonly written = new Set<string>();
   private branchExists = false;
   private readonly peeled = new Map<string, string>();
   private readonly network: GitNetwork;
@@ -194,17 +203,55 @@ export class IsoGitClient implements GitClient {
   async push(updates: RefUpdate[]): Promise<void> {
     // Non-atomic: the store orders updates so an interrupted sequence is recoverable by a retry.
     for (const u of updates) {
-      // The base hint costs a walk of the branch tree; only worth it when objects must be sent.
-      const hint =
-        u.oid !== null &&
-        !this.remoteHas.has(u.oid) &&
-        this.opts.thinPackHint !== false &&
-        this.branchExists;
-      await setThinPackHint(this.opts.gitdir, hint ? this.opts.branch : undefined);
-      await this.pushOne(u);
+      const expect = u.expect === undefined && u.ref.startsWith("refs/tags/") ? null : u.expect;
+      const objects =
+        expect === undefined || u.oid === null
+          ? expect === undefined
+            ? undefined
+            : []
+          : await objectsToPush(
+              this,
+              u.oid,
+              c => this.remoteHas.has(c),
+              c => this.written.has(c),
+            );
+      if (expect !== undefined && objects !== undefined)
+        await this.sendPack({ ...u, expect }, objects);
+      else await this.isoPush(u);
       await recordPushedRef(this.opts.gitdir, u.ref, u.oid);
       if (u.oid !== null) this.remoteHas.add(u.oid);
     }
+  }
+
+  /** One update with exactly `objects` (the commits written here and their changed paths). */
+  private async sendPack(
+    u: { ref: string; oid: string | null; expect: string | null },
+    objects: string[],
+  ): Promise<void> {
+    const refused = await this.net("push", http =>
+      sendPack(this.remote(http), this.opts.gitdir, this.cache, u, objects),
+    );
+    if (refused === undefined) return;
+    const says = scrubSecrets(refused.says, this.secrets);
+    // A lease that no longer holds, or a ref the server could not move: the remote moved.
+    if (refused.stage === "lease" || (refused.stage === "ref" && REMOTE_MOVED.test(says)))
+      throw new PushRejectedError(`push to ${displayUrl(this.opts.url)} was rejected: ${says}`);
+    throw new GitStoreError("Transport", `git push (${displayUrl(this.opts.url)}) failed: ${says}`);
+  }
+
+  /**
+   * isomorphic-git's own push, for an update whose objects only a full walk finds (history this
+   * client did not write, or plain fast-forward rules).
+   */
+  private async isoPush(u: RefUpdate): Promise<void> {
+    // The base hint costs a walk of the branch tree; only worth it when objects must be sent.
+    const hint =
+      u.oid !== null &&
+      !this.remoteHas.has(u.oid) &&
+      this.opts.thinPackHint !== false &&
+      this.branchExists;
+    await setThinPackHint(this.opts.gitdir, hint ? this.opts.branch : undefined);
+    await this.pushOne(u);
   }
 
   private async pushOne(u: RefUpdate): Promise<void> {
@@ -322,7 +369,7 @@ export class IsoGitClient implements GitClient {
     this.packs.clear();
   }
 
-  writeCommit(spec: CommitSpec): Promise<string> {
+  async writeCommit(spec: CommitSpec): Promise<string> {
     const commit = {
       tree: spec.tree,
       parent: spec.parents,
@@ -330,7 +377,11 @@ export class IsoGitClient implements GitClient {
       author: toIsoSignature(spec.author),
       committer: toIsoSignature(spec.committer),
     };
-    return git.writeCommit({ fs, gitdir: this.opts.gitdir, commit });
+    const oid = await git.writeCommit({ fs, gitdir: this.opts.gitdir, commit });
+    // Bounded: a commit forgotten here is pushed by isomorphic-git's full walk instead.
+    if (this.written.size >= 10_000) this.written.clear();
+    this.written.add(oid);
+    return oid;
   }
 
   /**

@@ -86,7 +86,7 @@ function isRefLine(line: PktLine): boolean {
   return line.payload !== null && /^[0-9a-f]{40} /.test(line.payload.toString("latin1"));
 }
 
-async function bytes(body: AsyncIterableIterator<Uint8Array>): Promise<Buffer> {
+export async function bytes(body: AsyncIterableIterator<Uint8Array>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks);
@@ -144,11 +144,11 @@ export function addHeadSymref(adv: Buffer, branch: string): Buffer {
   return Buffer.concat(lines.map(l => (l.payload === null ? Buffer.from("0000") : pkt(l.payload))));
 }
 
-interface PktLine {
+export interface PktLine {
   payload: Buffer | null; // null = flush packet
 }
 
-function pktLines(buf: Buffer): PktLine[] | undefined {
+export function pktLines(buf: Buffer): PktLine[] | undefined {
   const out: PktLine[] = [];
   for (let pos = 0; pos < buf.length; ) {
     const len = Number.parseInt(buf.subarray(pos, pos + 4).toString("latin1"), 16);
@@ -160,7 +160,7 @@ function pktLines(buf: Buffer): PktLine[] | undefined {
   return out;
 }
 
-function pkt(payload: Buffer): Buffer {
+export function pkt(payload: Buffer): Buffer {
   return Buffer.concat([Buffer.from((payload.length + 4).toString(16).padStart(4, "0")), payload]);
 }
 
