@@ -116,11 +116,9 @@ export class IsoGitClient implements GitClient {
       try {
         return await this.fetchOnce();
       } catch (err) {
-        // The remote changed between the ref listing and the fetch's own ref discovery.
-        const moved =
-          err instanceof RemoteMovedError ||
-          (err instanceof GitStoreError &&
-            /NotFoundError: Could not find refs\//.test(err.message));
+        // A ref left without its objects (the remote moved while an earlier fetch ran). The
+        // fetch's own ref discovery replays the listing, so the two can no longer disagree.
+        const moved = err instanceof RemoteMovedError;
         if (attempt >= 3 || !moved) throw err;
       }
     }

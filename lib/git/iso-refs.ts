@@ -52,11 +52,6 @@ export async function recordPushedRef(
   else await git.writeRef({ fs, gitdir, ref: local, value: oid, force: true });
 }
 
-/** Empties the local refs (the remote has none left). */
-export async function deleteLocalRefs(gitdir: string): Promise<void> {
-  for (const ref of (await localRefs(gitdir)).keys()) await deleteLocalRef(gitdir, ref);
-}
-
 /**
  * Points refs/remotes/origin/HEAD at `branch` (isomorphic-git then leaves the branch's objects out
  * of a push) or removes it (undefined): the hint costs a walk of the branch's whole tree, worth it
