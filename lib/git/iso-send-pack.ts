@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import git, { type HttpClient } from "isomorphic-git";
 import { ZERO_OID } from "./client";
+import { GitStoreError, displayUrl } from "./errors";
 import { bytes, pkt, pktLines } from "./iso-http";
 
 export interface SendPackRemote {
@@ -60,8 +61,20 @@ export async function sendPack(
   const answer = res.body === undefined ? Buffer.alloc(0) : await bytes(res.body);
   if (res.statusCode !== 200) throw new git.Errors.HttpError(res.statusCode, res.statusMessage, "");
   if (!caps.includes("report-status")) return undefined;
-  return statusReport(caps.includes("side-band-64k") ? sideBand(answer) : answer, update.ref);
+  try {
+    return statusReport(caps.includes("side-band-64k") ? sideBand(answer) : answer, update.ref);
+  } catch (err) {
+    if (!(err instanceof BadAnswer)) throw err;
+    // Named by what was wrong, never by what the server wrote there.
+    throw new GitStoreError(
+      "Transport",
+      `git push (${displayUrl(remote.url)}) failed: the server did not answer as a git smart HTTP server (${err.message})`,
+    );
+  }
 }
+
+/** A receive-pack answer that is not one. */
+class BadAnswer extends Error {}
 
 /** The status report's verdict on `ref`. Exported for tests. */
 export function statusReport(report: Buffer, ref: string): SendPackRefused {
@@ -69,10 +82,10 @@ export function statusReport(report: Buffer, ref: string): SendPackRefused {
     .map(l => l.payload?.toString("utf8").replace(/\n$/, ""))
     .filter((l): l is string => l !== undefined);
   const unpack = lines.find(l => l.startsWith("unpack "));
-  if (unpack === undefined) throw new Error("receive-pack sent no status report");
+  if (unpack === undefined) throw new BadAnswer("no status report");
   if (unpack !== "unpack ok") return { stage: "unpack", says: printable(unpack) };
   const verdict = lines.find(l => l === `ok ${ref}` || l.startsWith(`ng ${ref} `));
-  if (verdict === undefined) throw new Error("receive-pack's status report names no such ref");
+  if (verdict === undefined) throw new BadAnswer("the status report names no such ref");
   return verdict.startsWith("ok ") ? undefined : { stage: "ref", says: printable(verdict) };
 }
 
@@ -83,8 +96,7 @@ function sideBand(answer: Buffer): Buffer {
     if (line.payload === null || line.payload.length === 0) continue;
     const band = line.payload[0];
     if (band === 1) data.push(line.payload.subarray(1));
-    if (band === 3)
-      throw new Error(`receive-pack failed: ${printable(line.payload.subarray(1).toString())}`);
+    if (band === 3) throw new BadAnswer("a fatal error on side band 3");
   }
   return Buffer.concat(data);
 }

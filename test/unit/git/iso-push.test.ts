@@ -3,6 +3,8 @@
 // object reads isomorphic-git makes (each packed-object read lists objects/pack), and checked
 // with git fsck on the server that what was sent is complete.
 import fs from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { IsoGitClient } from "../../../lib/git/iso-client";
 import { statusReport } from "../../../lib/git/iso-send-pack";
@@ -24,6 +26,8 @@ beforeAll(async () => {
   fx = await startFixture();
 });
 afterAll(() => fx.close());
+
+const pkt = (s: string) => `${(Buffer.byteLength(s) + 4).toString(16).padStart(4, "0")}${s}`;
 
 const PACKAGES = 150;
 const sig = { name: "t", email: "t@t", timestamp: 1_700_000_000, timezoneOffset: 0 };
@@ -104,8 +108,72 @@ describe("IsoGitClient push", () => {
   });
 });
 
+/** A proxy to the fixture's server that answers every push with `answer` (status 200). */
+async function pushAnswering(answer: Buffer): Promise<{ url: string; close(): void }> {
+  const server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      if (req.method === "POST" && req.url?.endsWith("/git-receive-pack")) {
+        res.writeHead(200, { "content-type": "application/x-git-receive-pack-result" });
+        res.end(answer);
+        return;
+      }
+      const up = await fetch(`${fx.server.url}${req.url}`, {
+        method: req.method,
+        headers: { "content-type": req.headers["content-type"] ?? "" },
+        ...(req.method === "POST" && { body: Buffer.concat(chunks) }),
+      });
+      res.writeHead(up.status, { "content-type": up.headers.get("content-type") ?? "" });
+      res.end(Buffer.from(await up.arrayBuffer()));
+    })();
+  });
+  await new Promise<void>(ok => server.listen(0, "127.0.0.1", ok));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
+}
+
+describe("IsoGitClient push to a server that answers no status report", () => {
+  it.each([
+    ["a fatal error on side band 3", `${pkt("\x03secret words\n")}0000`],
+    ["no status report", `${pkt("\x01secret words\n")}0000`],
+  ])("fails as Transport (%s) without quoting the server", async (what, answer) => {
+    const name = `answering-${what.length}`;
+    await fx.repo(name);
+    const work = await workClone(fx, `${fx.server.url}/${name}.git`);
+    await writeFiles(work, pkgFiles("a"));
+    await git(work, "add", ".");
+    await git(work, "commit", "-qm", "seed");
+    await git(work, "push", "-q", "origin", "HEAD:main");
+    const proxy = await pushAnswering(Buffer.from(answer, "latin1"));
+    try {
+      const url = `${proxy.url}/${name}.git`;
+      const client = new IsoGitClient({ gitdir: await fx.cacheRoot(), url, branch: "main" });
+      await client.init();
+      const head = (await client.fetch()).get("refs/heads/main")!.commit;
+      const { tree } = await client.readCommit(head);
+      const oid = await client.writeCommit({
+        tree,
+        parents: [head],
+        message: "m",
+        author: sig,
+        committer: sig,
+      });
+      const error = await client
+        .push([{ ref: "refs/heads/drafts/a/b", oid, expect: null }])
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "Transport" });
+      expect((error as Error).message).toContain(
+        `did not answer as a git smart HTTP server (${what})`,
+      );
+      expect((error as Error).message).not.toContain("secret");
+    } finally {
+      proxy.close();
+    }
+  });
+});
+
 describe("statusReport", () => {
-  const pkt = (s: string) => `${(Buffer.byteLength(s) + 4).toString(16).padStart(4, "0")}${s}`;
   const report = (...lines: string[]) => Buffer.from(`${lines.map(pkt).join("")}0000`);
   const ref = "refs/heads/drafts/a/b";
 
