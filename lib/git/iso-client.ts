@@ -1,8 +1,9 @@
 // GitClient on isomorphic-git: pure JavaScript, runs in the stock Pepr controller image (no git
-// binary). Push cost: isomorphic-git only leaves out objects reachable from the remote's copy of
-// the pushed ref or from refs/remotes/origin/HEAD, so before a push that carries new objects that
-// symref is pointed at the repository branch: a new draft branch or tag then sends only the
-// package's new objects instead of the whole tree (research/field.md §6; bench/git-clients.ts).
+// binary). Push cost: a push of commits this client wrote sends exactly their new objects, found
+// by reading only the paths they changed (iso-push.ts, iso-send-pack.ts). Any other push goes
+// through isomorphic-git's, which only leaves out objects reachable from the remote's copy of the
+// pushed ref or from refs/remotes/origin/HEAD, so that symref is first pointed at the repository
+// branch (research/field.md §6; bench/git-clients.ts).
 import fs from "node:fs";
 import git, { type HttpClient } from "isomorphic-git";
 import {
@@ -25,7 +26,12 @@ import {
   displayUrl,
   scrubSecrets,
 } from "./errors";
-import { httpStatus, httpWithHeadHint } from "./iso-http";
+import {
+  httpStatus,
+  httpWithHeadHint,
+  recordingAdvertisement,
+  replayingAdvertisement,
+} from "./iso-http";
 import { guardedHttpClient, timeoutError } from "./iso-transport";
 import { gitNetworkFromEnv, limitsOf, type GitNetwork } from "./network";
 import {
@@ -34,8 +40,15 @@ import {
   objectLimit,
   treeTooLarge,
 } from "./content-limits";
-import { deleteLocalRef, deleteLocalRefs, localRefs, setThinPackHint } from "./iso-refs";
+import { deleteLocalRef, localRefs, recordPushedRef, setThinPackHint } from "./iso-refs";
+import { PackBudget, boundedIsoCache, processPackBudget, type PackCache } from "./iso-pack-cache";
+import { objectsToPush } from "./iso-push";
+import { sendPack } from "./iso-send-pack";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
+
+/** A ref update the server refused because the ref is not where the push found it. */
+const REMOTE_MOVED =
+  /non-fast-forward|fetch first|stale info|already exists|failed to (update|lock)|rejected/i;
 
 /** The remote moved while a fetch ran; fetching again settles it. */
 class RemoteMovedError extends Error {}
@@ -44,18 +57,32 @@ export class IsoGitClient implements GitClient {
   readonly kind = "isomorphic" as const;
   private readonly headers: Record<string, string>;
   private readonly secrets: string[];
-  private readonly cache = {};
+  /** isomorphic-git's object cache: its loaded packs, within the process's pack budget. */
+  private readonly cache: object;
+  private readonly packs: PackCache;
   /** Commits the remote is known to have (last fetch plus what we pushed since). */
   private readonly remoteHas = new Set<string>();
+  /** Commits this client wrote: what a push may have to carry. */
+  private readonly written = new Set<string>();
   private branchExists = false;
   private readonly peeled = new Map<string, string>();
   private readonly network: GitNetwork;
 
-  constructor(private readonly opts: ClientOptions & { thinPackHint?: boolean }) {
+  constructor(
+    private readonly opts: ClientOptions & {
+      thinPackHint?: boolean;
+      /** A budget of this client's own instead of the process's (PORCH_PEPR_GIT_PACK_CACHE_BYTES). */
+      packCacheBytes?: number;
+    },
+  ) {
     const auth = authorizationHeader(opts.credentials);
     this.headers = auth === undefined ? {} : { Authorization: auth };
     this.secrets = secretsOf(opts.credentials);
     this.network = opts.network ?? gitNetworkFromEnv(process.env);
+    const budget =
+      opts.packCacheBytes === undefined ? processPackBudget() : new PackBudget(opts.packCacheBytes);
+    this.packs = budget.newCache();
+    this.cache = boundedIsoCache(this.packs);
   }
 
   private get base() {
@@ -89,49 +116,52 @@ export class IsoGitClient implements GitClient {
       try {
         return await this.fetchOnce();
       } catch (err) {
-        // The remote changed between the ref listing and the fetch's own ref discovery.
-        const moved =
-          err instanceof RemoteMovedError ||
-          (err instanceof GitStoreError &&
-            /NotFoundError: Could not find refs\//.test(err.message));
+        // A ref left without its objects (the remote moved while an earlier fetch ran). The
+        // fetch's own ref discovery replays the listing, so the two can no longer disagree.
+        const moved = err instanceof RemoteMovedError;
         if (attempt >= 3 || !moved) throw err;
       }
     }
   }
 
   private async fetchOnce(): Promise<RefMap> {
-    const advertised = await this.net("fetch", http =>
-      git.listServerRefs({ ...this.remote(http), protocolVersion: 1 }),
-    );
-    const wanted = advertised.filter(
-      r => r.ref.startsWith("refs/heads/") || r.ref.startsWith("refs/tags/"),
-    );
-    const before = await localRefs(this.opts.gitdir);
-    const unchanged =
-      before.size === wanted.length && wanted.every(r => before.get(r.ref) === r.oid);
-    if (!unchanged) {
-      if (wanted.length === 0) await deleteLocalRefs(this.opts.gitdir);
-      else {
-        const branch = `refs/heads/${this.opts.branch}`;
-        const remoteRef = wanted.some(r => r.ref === branch) ? branch : wanted[0].ref;
-        await this.net("fetch", http =>
-          git.fetch({
-            ...this.base,
-            ...this.remote(http),
-            remote: "origin",
-            remoteRef,
-            singleBranch: false,
-            tags: true,
-            prune: true,
-            pruneTags: true,
-          }),
-        );
-      }
-    }
-    // Refs as stored locally: they match the objects this fetch brought (the remote may have moved).
+    const wanted = await this.net("fetch", async http => {
+      const recorder = recordingAdvertisement(http);
+      const advertised = await git.listServerRefs({
+        ...this.remote(recorder.http),
+        protocolVersion: 1,
+      });
+      const remote = new Map(
+        advertised
+          .filter(r => r.ref.startsWith("refs/heads/") || r.ref.startsWith("refs/tags/"))
+          .map(r => [r.ref, r.oid]),
+      );
+      const before = await localRefs(this.opts.gitdir);
+      // Refs gone from the remote go; a moved tag too, as isomorphic-git writes a tag only when
+      // the cache has none of that name.
+      for (const [ref, oid] of before)
+        if (remote.get(ref) !== oid && (!remote.has(ref) || ref.startsWith("refs/tags/")))
+          await deleteLocalRef(this.opts.gitdir, ref);
+      const changed = [...remote].filter(([ref, oid]) => before.get(ref) !== oid).map(([r]) => r);
+      const adv = recorder.taken();
+      if (changed.length === 0 || adv === undefined) return remote;
+      const branch = `refs/heads/${this.opts.branch}`;
+      const fetched = new Set(changed);
+      await git.fetch({
+        ...this.base,
+        ...this.remote(replayingAdvertisement(http, adv, ref => fetched.has(ref))),
+        remote: "origin",
+        remoteRef: fetched.has(branch) ? branch : changed[0],
+        singleBranch: false,
+        tags: true,
+      });
+      return remote;
+    });
+    // The cache now stores these refs; peeling each proves its objects are here (a fetch that
+    // raced a push, or failed after writing refs, may have left a ref without them).
     const refs: RefMap = new Map();
     this.remoteHas.clear();
-    for (const [ref, oid] of await localRefs(this.opts.gitdir)) {
+    for (const [ref, oid] of wanted) {
       let commit: string;
       try {
         commit = await this.peel(oid);
@@ -171,16 +201,55 @@ export class IsoGitClient implements GitClient {
   async push(updates: RefUpdate[]): Promise<void> {
     // Non-atomic: the store orders updates so an interrupted sequence is recoverable by a retry.
     for (const u of updates) {
-      // The base hint costs a walk of the branch tree; only worth it when objects must be sent.
-      const hint =
-        u.oid !== null &&
-        !this.remoteHas.has(u.oid) &&
-        this.opts.thinPackHint !== false &&
-        this.branchExists;
-      await setThinPackHint(this.opts.gitdir, hint ? this.opts.branch : undefined);
-      await this.pushOne(u);
+      const expect = u.expect === undefined && u.ref.startsWith("refs/tags/") ? null : u.expect;
+      const objects =
+        expect === undefined || u.oid === null
+          ? expect === undefined
+            ? undefined
+            : []
+          : await objectsToPush(
+              this,
+              u.oid,
+              c => this.remoteHas.has(c),
+              c => this.written.has(c),
+            );
+      if (expect !== undefined && objects !== undefined)
+        await this.sendPack({ ...u, expect }, objects);
+      else await this.isoPush(u);
+      await recordPushedRef(this.opts.gitdir, u.ref, u.oid);
       if (u.oid !== null) this.remoteHas.add(u.oid);
     }
+  }
+
+  /** One update with exactly `objects` (the commits written here and their changed paths). */
+  private async sendPack(
+    u: { ref: string; oid: string | null; expect: string | null },
+    objects: string[],
+  ): Promise<void> {
+    const refused = await this.net("push", http =>
+      sendPack(this.remote(http), this.opts.gitdir, this.cache, u, objects),
+    );
+    if (refused === undefined) return;
+    const says = scrubSecrets(refused.says, this.secrets);
+    // A lease that no longer holds, or a ref the server could not move: the remote moved.
+    if (refused.stage === "lease" || (refused.stage === "ref" && REMOTE_MOVED.test(says)))
+      throw new PushRejectedError(`push to ${displayUrl(this.opts.url)} was rejected: ${says}`);
+    throw new GitStoreError("Transport", `git push (${displayUrl(this.opts.url)}) failed: ${says}`);
+  }
+
+  /**
+   * isomorphic-git's own push, for an update whose objects only a full walk finds (history this
+   * client did not write, or plain fast-forward rules).
+   */
+  private async isoPush(u: RefUpdate): Promise<void> {
+    // The base hint costs a walk of the branch tree; only worth it when objects must be sent.
+    const hint =
+      u.oid !== null &&
+      !this.remoteHas.has(u.oid) &&
+      this.opts.thinPackHint !== false &&
+      this.branchExists;
+    await setThinPackHint(this.opts.gitdir, hint ? this.opts.branch : undefined);
+    await this.pushOne(u);
   }
 
   private async pushOne(u: RefUpdate): Promise<void> {
@@ -294,10 +363,11 @@ export class IsoGitClient implements GitClient {
   }
 
   close(): void {
-    // nothing runs in the background
+    // Nothing runs in the background; the packs go back to the budget (read again on next use).
+    this.packs.clear();
   }
 
-  writeCommit(spec: CommitSpec): Promise<string> {
+  async writeCommit(spec: CommitSpec): Promise<string> {
     const commit = {
       tree: spec.tree,
       parent: spec.parents,
@@ -305,7 +375,11 @@ export class IsoGitClient implements GitClient {
       author: toIsoSignature(spec.author),
       committer: toIsoSignature(spec.committer),
     };
-    return git.writeCommit({ fs, gitdir: this.opts.gitdir, commit });
+    const oid = await git.writeCommit({ fs, gitdir: this.opts.gitdir, commit });
+    // Bounded: a commit forgotten here is pushed by isomorphic-git's full walk instead.
+    if (this.written.size >= 10_000) this.written.clear();
+    this.written.add(oid);
+    return oid;
   }
 
   /**

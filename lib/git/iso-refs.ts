@@ -32,9 +32,24 @@ export async function deleteLocalRef(gitdir: string, ref: string): Promise<void>
   await git.deleteRef({ fs, gitdir, ref: local });
 }
 
-/** Empties the local refs (the remote has none left). */
-export async function deleteLocalRefs(gitdir: string): Promise<void> {
-  for (const ref of (await localRefs(gitdir)).keys()) await deleteLocalRef(gitdir, ref);
+/**
+ * After a push of `ref` (by its remote name) to `oid` (null: deleted), makes the local copy say
+ * what the remote now has, so the next fetch finds nothing changed. isomorphic-git's own push
+ * records a pushed tag (pushed by oid, as this client does) as refs/remotes/origin/refs/tags/...:
+ * a ref the remote does not have, which made every later fetch see a change and fetch in full.
+ */
+export async function recordPushedRef(
+  gitdir: string,
+  ref: string,
+  oid: string | null,
+): Promise<void> {
+  const local = ref.startsWith("refs/heads/")
+    ? `${ORIGIN}/${ref.slice("refs/heads/".length)}`
+    : ref;
+  if (ref.startsWith("refs/tags/") && fs.existsSync(`${gitdir}/${ORIGIN}/${ref}`))
+    await git.deleteRef({ fs, gitdir, ref: `${ORIGIN}/${ref}` });
+  if (oid === null) await git.deleteRef({ fs, gitdir, ref: local });
+  else await git.writeRef({ fs, gitdir, ref: local, value: oid, force: true });
 }
 
 /**

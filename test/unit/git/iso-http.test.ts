@@ -1,4 +1,4 @@
-import { addHeadSymref } from "../../../lib/git/iso-http";
+import { addHeadSymref, keepRefs } from "../../../lib/git/iso-http";
 
 const pkt = (s: string) => `${(Buffer.byteLength(s) + 4).toString(16).padStart(4, "0")}${s}`;
 const A = "a".repeat(40);
@@ -27,5 +27,28 @@ describe("addHeadSymref", () => {
     expect(addHeadSymref(withHead, "main")).toEqual(withHead);
     const empty = Buffer.from(`${pkt("# service=git-upload-pack\n")}00000000`);
     expect(addHeadSymref(empty, "main")).toEqual(empty);
+  });
+});
+
+describe("keepRefs", () => {
+  it("keeps HEAD and the refs asked for, a kept tag's peeled line, the capabilities up front", () => {
+    const adv = advertisement(
+      `${A} HEAD`,
+      `${A} refs/heads/main`,
+      `${B} refs/heads/other`,
+      `${B} refs/tags/t/v1`,
+      `${A} refs/tags/t/v1^{}`,
+      `${A} refs/tags/t/v2`,
+    );
+    const other = (ref: string) => ref === "refs/heads/other" || ref === "refs/tags/t/v1";
+    expect(keepRefs(adv, other).toString()).toBe(
+      `${pkt("# service=git-upload-pack\n")}0000${pkt(`${A} HEAD\0multi_ack ofs-delta\n`)}${pkt(`${B} refs/heads/other\n`)}${pkt(`${B} refs/tags/t/v1\n`)}${pkt(`${A} refs/tags/t/v1^{}\n`)}0000`,
+    );
+    const noHead = advertisement(`${A} refs/heads/main`, `${B} refs/heads/other`);
+    expect(keepRefs(noHead, r => r === "refs/heads/other").toString()).toContain(
+      pkt(`${B} refs/heads/other\0multi_ack ofs-delta\n`),
+    );
+    const garbage = Buffer.from("zzzz");
+    expect(keepRefs(garbage, () => false)).toEqual(garbage);
   });
 });
