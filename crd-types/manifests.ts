@@ -481,7 +481,7 @@ export const crdManifests: readonly CrdManifest[] = [
                     "type": "object",
                     "x-kubernetes-validations": [
                       {
-                        "rule": "self == oldSelf",
+                        "rule": "self == oldSelf || (has(self.cloneFrom) && has(oldSelf.cloneFrom) && has(self.cloneFrom.git) && has(oldSelf.cloneFrom.git) && (has(self.cloneFrom.type) ? self.cloneFrom.type : '') == (has(oldSelf.cloneFrom.type) ? oldSelf.cloneFrom.type : '') && has(self.cloneFrom.upstreamRef) == has(oldSelf.cloneFrom.upstreamRef) && (!has(self.cloneFrom.upstreamRef) || self.cloneFrom.upstreamRef == oldSelf.cloneFrom.upstreamRef) && self.cloneFrom.git.repo == oldSelf.cloneFrom.git.repo && self.cloneFrom.git.ref == oldSelf.cloneFrom.git.ref && self.cloneFrom.git.directory == oldSelf.cloneFrom.git.directory && (has(self.cloneFrom.git.secretRef) ? self.cloneFrom.git.secretRef.name : '') == (has(oldSelf.cloneFrom.git.secretRef) ? oldSelf.cloneFrom.git.secretRef.name : ''))",
                         "message": "source is immutable"
                       },
                       {
@@ -557,7 +557,7 @@ export const crdManifests: readonly CrdManifest[] = [
                                 "maxLength": 1024
                               },
                               "secretRef": {
-                                "description": "Credentials for the upstream repository; omit for public repositories.",
+                                "description": "Credentials for the upstream repository; omit for public repositories (an empty name also means none).",
                                 "type": "object",
                                 "required": [
                                   "name"
@@ -2693,16 +2693,16 @@ export const crdManifests: readonly CrdManifest[] = [
                         "type": "string"
                       },
                       "secretRef": {
-                        "description": "Credentials for the repository. Omit for public repositories that are only read.",
+                        "description": "Credentials for the repository. Omit for public repositories that are only\nread; an empty name also means no credentials (clients built on Porch's Go\ntypes, such as porchctl, always send `secretRef: {name: \"\"}`).",
                         "type": "object",
                         "required": [
                           "name"
                         ],
                         "properties": {
                           "name": {
-                            "description": "Name of a Secret in the same namespace as the Repository, normally of type\n`kubernetes.io/basic-auth` with keys `username` and `password` (the\npassword may be a personal access token).",
+                            "description": "Name of a Secret in the same namespace as the Repository, normally of type\n`kubernetes.io/basic-auth` with keys `username` and `password` (the\npassword may be a personal access token). Empty means no credentials.",
                             "type": "string",
-                            "minLength": 1
+                            "maxLength": 253
                           }
                         }
                       },
