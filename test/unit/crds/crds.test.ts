@@ -30,7 +30,7 @@ const expected: Expected[] = [
     shortNames: ["rpkg"],
     columns: [
       "Package",
-      "Workspace",
+      "WorkspaceName",
       "Revision",
       "Latest",
       "Lifecycle",
@@ -113,7 +113,7 @@ describe("crds/*.yaml", () => {
       expect(exp.file).toBe(`${crd.metadata.name}.yaml`);
       expect(crd.spec).toMatchObject({ group: exp.group, scope: "Namespaced" });
       expect(crd.spec.names).toMatchObject({ kind: exp.kind, plural: exp.plural });
-      expect(crd.spec.versions).toHaveLength(1);
+      expect(crd.spec.versions.filter(v => v.storage)).toEqual([version]);
       expect(version).toMatchObject({ name: exp.version, served: true, storage: true });
     });
 
@@ -209,6 +209,14 @@ describe("API details", () => {
     expect(schemaAt(rootSchema(pr), "spec.source.upgrade.strategy")?.default).toBe(
       "resource-merge",
     );
+  });
+
+  it("PackageRevisionResources is served at v1alpha1 too (porchctl), on the same schema", () => {
+    const prr = crdFor("packagerevisionresources.porch.kpt.dev.yaml");
+    const [stored, v1alpha1] = prr.spec.versions;
+    expect(prr.spec.versions).toHaveLength(2);
+    expect(v1alpha1).toEqual({ ...stored, name: "v1alpha1", storage: false });
+    for (const other of [pr, pv, pvs, repo]) expect(other.spec.versions).toHaveLength(1);
   });
 
   it("PackageRevision fields are selectable", () => {
