@@ -48,12 +48,18 @@ function draft(repository: string, packageName: string, workspaceName: string, s
 
 /**
  * propose, approve (cliutils.UpdatePackageRevisionApprovalV1Alpha2), reject, propose-delete:
- * a Get, then an Update of the whole object with spec.lifecycle changed.
+ * a Get, then an Update of the whole object with spec.lifecycle changed, again on a conflict
+ * (retry.RetryOnConflict with retry.DefaultRetry: at most 5 tries).
  */
 function moveTo(name: string, lifecycle: string) {
-  const pr = get(PR_V2, name);
-  pr.spec.lifecycle = lifecycle;
-  return replace(pr);
+  let result: ReturnType<typeof kubectl> | undefined;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const pr = get(PR_V2, name);
+    pr.spec.lifecycle = lifecycle;
+    result = replace(pr);
+    if (!result.stderr.includes("(Conflict)")) break;
+  }
+  return result!;
 }
 
 let ns: string;
