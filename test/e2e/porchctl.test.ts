@@ -222,6 +222,13 @@ describe("porchctl --api-version v1alpha2", () => {
     await lifecycleReached(ns, name, "Published");
     expect(moveTo(name, "DeletionProposed").stderr).toBe("");
     expect(moveTo(name, "Published").stderr).toBe("");
+    // A push through v1alpha1 meets the same webhook (matchPolicy Equivalent).
+    const pulled = get(PRR_V1, name);
+    const push = replace({
+      ...pulled,
+      spec: { resources: { ...pulled.spec.resources, "late.yaml": "a: 1\n" } },
+    });
+    expect(push.stderr).toContain("the files of a Published revision are read-only");
   });
 
   it("rpkg copy (copy/v1alpha2.go runE: Get the source, Create with source.copyFrom)", async () => {
