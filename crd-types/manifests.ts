@@ -87,7 +87,258 @@ export const crdManifests: readonly CrdManifest[] = [
             "type": "object",
             "properties": {
               "apiVersion": {
-                "description": "API version of this object, always `porch.kpt.dev/v1alpha2`.",
+                "description": "API version of this object, `porch.kpt.dev/v1alpha2` (`porch.kpt.dev/v1alpha1` is served too, for porchctl).",
+                "type": "string"
+              },
+              "kind": {
+                "description": "Kind of this object, always `PackageRevisionResources`.",
+                "type": "string"
+              },
+              "metadata": {
+                "type": "object"
+              },
+              "spec": {
+                "description": "Identity of the package revision and its files.",
+                "type": "object",
+                "properties": {
+                  "packageName": {
+                    "description": "Path of the package inside the repository's package directory, e.g. `apps/nginx`; same as the PackageRevision's spec.packageName.",
+                    "type": "string"
+                  },
+                  "repository": {
+                    "description": "Name of the Repository object that holds the package; same as the PackageRevision's spec.repository.",
+                    "type": "string"
+                  },
+                  "workspaceName": {
+                    "description": "Workspace name of the revision; same as the PackageRevision's spec.workspaceName.",
+                    "type": "string"
+                  },
+                  "resources": {
+                    "description": "The package's files: key = path relative to the package root, using '/'\n(e.g. `Kptfile`, `deployment.yaml`, `db/Kptfile`), value = the full file content\nas text (usually KRM YAML). Replacing the map replaces the package: files\nmissing from it are deleted.",
+                    "type": "object",
+                    "x-kubernetes-map-type": "atomic",
+                    "additionalProperties": {
+                      "type": "string"
+                    }
+                  }
+                }
+              },
+              "status": {
+                "description": "Result of the last render, written by the controller.",
+                "type": "object",
+                "properties": {
+                  "observedGeneration": {
+                    "description": "The metadata.generation whose content the render status describes. If lower than metadata.generation, a render is pending.",
+                    "type": "integer",
+                    "format": "int64"
+                  },
+                  "renderStatus": {
+                    "description": "Outcome of the last run of the Kptfile function pipeline (mutators, then validators) over spec.resources.",
+                    "type": "object",
+                    "properties": {
+                      "error": {
+                        "description": "Why rendering failed, e.g. the failing function and its exit code; empty when the pipeline succeeded.",
+                        "type": "string"
+                      },
+                      "result": {
+                        "description": "Structured results of every function that ran, in the kpt `FunctionResultList` format (the same as `kpt fn render --results-dir` writes).",
+                        "type": "object",
+                        "properties": {
+                          "apiVersion": {
+                            "description": "API version of the result list, `kpt.dev/v1`.",
+                            "type": "string"
+                          },
+                          "kind": {
+                            "description": "Kind of the result list, `FunctionResultList`.",
+                            "type": "string"
+                          },
+                          "metadata": {
+                            "description": "Metadata of the result list.",
+                            "type": "object",
+                            "properties": {
+                              "name": {
+                                "description": "Name of the result list, e.g. `fnresults`.",
+                                "type": "string"
+                              }
+                            }
+                          },
+                          "exitCode": {
+                            "description": "Overall exit code of the render; 0 means every function succeeded.",
+                            "type": "integer"
+                          },
+                          "items": {
+                            "description": "One entry per function that ran, in pipeline order.",
+                            "type": "array",
+                            "items": {
+                              "description": "Result of one function.",
+                              "type": "object",
+                              "properties": {
+                                "image": {
+                                  "description": "Container image of the function, e.g. `ghcr.io/kptdev/krm-functions-catalog/set-namespace:v0.4`. Empty for exec functions.",
+                                  "type": "string"
+                                },
+                                "exec": {
+                                  "description": "Executable (and arguments) of the function when it ran as a local binary rather than an image.",
+                                  "type": "string"
+                                },
+                                "runtime": {
+                                  "description": "Which runtime ran the function, as the function catalog (ConfigMap pepr-system/porch-pepr-functions) chose it; `builtin` (a TypeScript implementation in the operator), `exec` (an executable the administrator installed) or `pod` (the image, run as a Pod).",
+                                  "type": "string",
+                                  "enum": [
+                                    "builtin",
+                                    "exec",
+                                    "pod"
+                                  ]
+                                },
+                                "durationMs": {
+                                  "description": "How long the run took, in milliseconds, from its start to its result. Not part of kpt's format.",
+                                  "type": "integer",
+                                  "format": "int64",
+                                  "minimum": 0
+                                },
+                                "stderr": {
+                                  "description": "What the function wrote to stderr.",
+                                  "type": "string"
+                                },
+                                "exitCode": {
+                                  "description": "Exit code of the function; non-zero means it failed.",
+                                  "type": "integer"
+                                },
+                                "results": {
+                                  "description": "Structured messages the function reported, e.g. validation findings.",
+                                  "type": "array",
+                                  "items": {
+                                    "description": "One message from a function.",
+                                    "type": "object",
+                                    "properties": {
+                                      "message": {
+                                        "description": "Human-readable message, e.g. \"replicas must be at least 2\".",
+                                        "type": "string"
+                                      },
+                                      "severity": {
+                                        "description": "How serious the message is, `error`, `warning` or `info`; `error` fails the render.",
+                                        "type": "string"
+                                      },
+                                      "resourceRef": {
+                                        "description": "The resource the message is about.",
+                                        "type": "object",
+                                        "properties": {
+                                          "apiVersion": {
+                                            "description": "API version of the resource, e.g. `apps/v1`.",
+                                            "type": "string"
+                                          },
+                                          "kind": {
+                                            "description": "Kind of the resource, e.g. `Deployment`.",
+                                            "type": "string"
+                                          },
+                                          "name": {
+                                            "description": "metadata.name of the resource.",
+                                            "type": "string"
+                                          },
+                                          "namespace": {
+                                            "description": "metadata.namespace of the resource; empty for cluster-scoped resources.",
+                                            "type": "string"
+                                          }
+                                        }
+                                      },
+                                      "field": {
+                                        "description": "The field of the resource the message is about.",
+                                        "type": "object",
+                                        "properties": {
+                                          "path": {
+                                            "description": "Path of the field, e.g. `spec.replicas`.",
+                                            "type": "string"
+                                          },
+                                          "currentValue": {
+                                            "description": "Current value of the field, as text.",
+                                            "type": "string"
+                                          },
+                                          "proposedValue": {
+                                            "description": "Value the function suggests instead, as text.",
+                                            "type": "string"
+                                          }
+                                        }
+                                      },
+                                      "file": {
+                                        "description": "The file that holds the resource.",
+                                        "type": "object",
+                                        "properties": {
+                                          "path": {
+                                            "description": "Path of the file relative to the package root, e.g. `deployment.yaml`.",
+                                            "type": "string"
+                                          },
+                                          "index": {
+                                            "description": "Position of the resource in the file, counting YAML documents from 0.",
+                                            "type": "integer"
+                                          }
+                                        }
+                                      },
+                                      "tags": {
+                                        "description": "Free-form key/value data a function attached to the message.",
+                                        "type": "object",
+                                        "additionalProperties": {
+                                          "type": "string"
+                                        }
+                                      }
+                                    }
+                                  }
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      {
+        "name": "v1alpha1",
+        "served": true,
+        "storage": false,
+        "subresources": {
+          "status": {}
+        },
+        "additionalPrinterColumns": [
+          {
+            "name": "Package",
+            "type": "string",
+            "jsonPath": ".spec.packageName"
+          },
+          {
+            "name": "Workspace",
+            "type": "string",
+            "jsonPath": ".spec.workspaceName"
+          },
+          {
+            "name": "Repository",
+            "type": "string",
+            "jsonPath": ".spec.repository"
+          },
+          {
+            "name": "Render Error",
+            "type": "string",
+            "description": "Error from the last render of the Kptfile pipeline; empty when it succeeded.",
+            "jsonPath": ".status.renderStatus.error",
+            "priority": 1
+          },
+          {
+            "name": "Age",
+            "type": "date",
+            "jsonPath": ".metadata.creationTimestamp"
+          }
+        ],
+        "schema": {
+          "openAPIV3Schema": {
+            "description": "PackageRevisionResources holds the files of one package revision and has the same name\nas that PackageRevision. Read it to see the package content; update spec.resources of a\nDraft (or Proposed) revision to change the package: the new content is rendered (the\nKptfile function pipeline runs) and committed to Git, and status.renderStatus reports\nthe outcome. Published revisions are read-only. Objects are limited by the API server's\nobject size limit (about 1.5 MiB), so keep packages small.",
+            "type": "object",
+            "properties": {
+              "apiVersion": {
+                "description": "API version of this object, `porch.kpt.dev/v1alpha2` (`porch.kpt.dev/v1alpha1` is served too, for porchctl).",
                 "type": "string"
               },
               "kind": {
@@ -352,7 +603,7 @@ export const crdManifests: readonly CrdManifest[] = [
             "jsonPath": ".spec.packageName"
           },
           {
-            "name": "Workspace",
+            "name": "WorkspaceName",
             "type": "string",
             "jsonPath": ".spec.workspaceName"
           },
@@ -481,7 +732,7 @@ export const crdManifests: readonly CrdManifest[] = [
                     "type": "object",
                     "x-kubernetes-validations": [
                       {
-                        "rule": "self == oldSelf",
+                        "rule": "self == oldSelf || (has(self.cloneFrom) && has(oldSelf.cloneFrom) && has(self.cloneFrom.git) && has(oldSelf.cloneFrom.git) && (has(self.cloneFrom.type) ? self.cloneFrom.type : '') == (has(oldSelf.cloneFrom.type) ? oldSelf.cloneFrom.type : '') && has(self.cloneFrom.upstreamRef) == has(oldSelf.cloneFrom.upstreamRef) && (!has(self.cloneFrom.upstreamRef) || self.cloneFrom.upstreamRef == oldSelf.cloneFrom.upstreamRef) && self.cloneFrom.git.repo == oldSelf.cloneFrom.git.repo && self.cloneFrom.git.ref == oldSelf.cloneFrom.git.ref && self.cloneFrom.git.directory == oldSelf.cloneFrom.git.directory && (has(self.cloneFrom.git.secretRef) ? self.cloneFrom.git.secretRef.name : '') == (has(oldSelf.cloneFrom.git.secretRef) ? oldSelf.cloneFrom.git.secretRef.name : ''))",
                         "message": "source is immutable"
                       },
                       {
@@ -557,7 +808,7 @@ export const crdManifests: readonly CrdManifest[] = [
                                 "maxLength": 1024
                               },
                               "secretRef": {
-                                "description": "Credentials for the upstream repository; omit for public repositories.",
+                                "description": "Credentials for the upstream repository; omit for public repositories (an empty name also means none).",
                                 "type": "object",
                                 "required": [
                                   "name"
@@ -2693,16 +2944,16 @@ export const crdManifests: readonly CrdManifest[] = [
                         "type": "string"
                       },
                       "secretRef": {
-                        "description": "Credentials for the repository. Omit for public repositories that are only read.",
+                        "description": "Credentials for the repository. Omit for public repositories that are only\nread; an empty name also means no credentials (clients built on Porch's Go\ntypes, such as porchctl, always send `secretRef: {name: \"\"}`).",
                         "type": "object",
                         "required": [
                           "name"
                         ],
                         "properties": {
                           "name": {
-                            "description": "Name of a Secret in the same namespace as the Repository, normally of type\n`kubernetes.io/basic-auth` with keys `username` and `password` (the\npassword may be a personal access token).",
+                            "description": "Name of a Secret in the same namespace as the Repository, normally of type\n`kubernetes.io/basic-auth` with keys `username` and `password` (the\npassword may be a personal access token). Empty means no credentials.",
                             "type": "string",
-                            "minLength": 1
+                            "maxLength": 253
                           }
                         }
                       },

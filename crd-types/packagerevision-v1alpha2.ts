@@ -195,13 +195,15 @@ export interface CloneFromGit {
    */
   repo: string;
   /**
-   * Credentials for the upstream repository; omit for public repositories.
+   * Credentials for the upstream repository; omit for public repositories (an empty name also
+   * means none).
    */
   secretRef?: SecretRef;
 }
 
 /**
- * Credentials for the upstream repository; omit for public repositories.
+ * Credentials for the upstream repository; omit for public repositories (an empty name also
+ * means none).
  */
 export interface SecretRef {
   /**

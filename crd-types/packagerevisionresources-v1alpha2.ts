@@ -11,7 +11,8 @@ import type { V1ObjectMeta } from "@kubernetes/client-node";
  */
 export class PackageRevisionResources extends GenericKind {
   /**
-   * API version of this object, always `porch.kpt.dev/v1alpha2`.
+   * API version of this object, `porch.kpt.dev/v1alpha2` (`porch.kpt.dev/v1alpha1` is served
+   * too, for porchctl).
    */
   declare apiVersion?: string;
   /**

@@ -115,19 +115,23 @@ export interface Git {
    */
   repo: string;
   /**
-   * Credentials for the repository. Omit for public repositories that are only read.
+   * Credentials for the repository. Omit for public repositories that are only
+   * read; an empty name also means no credentials (clients built on Porch's Go
+   * types, such as porchctl, always send `secretRef: {name: ""}`).
    */
   secretRef?: SecretRef;
 }
 
 /**
- * Credentials for the repository. Omit for public repositories that are only read.
+ * Credentials for the repository. Omit for public repositories that are only
+ * read; an empty name also means no credentials (clients built on Porch's Go
+ * types, such as porchctl, always send `secretRef: {name: ""}`).
  */
 export interface SecretRef {
   /**
    * Name of a Secret in the same namespace as the Repository, normally of type
    * `kubernetes.io/basic-auth` with keys `username` and `password` (the
-   * password may be a personal access token).
+   * password may be a personal access token). Empty means no credentials.
    */
   name: string;
 }

@@ -30,24 +30,37 @@ interface CrdInfo {
   version: string;
 }
 
+interface CrdVersion {
+  name: string;
+  storage?: boolean;
+}
+
 function readCrd(file: string): CrdInfo {
   const manifest: unknown = parse(readFileSync(join(crdDir, file), "utf8"));
   const crd = manifest as {
     kind?: string;
-    spec?: { names?: { kind?: string }; versions?: { name: string }[] };
+    spec?: { names?: { kind?: string }; versions?: CrdVersion[] };
   };
   const kind = crd.spec?.names?.kind;
-  const versions = crd.spec?.versions ?? [];
-  if (crd.kind !== "CustomResourceDefinition" || !kind || versions.length !== 1) {
-    throw new Error(`crds/${file}: expected one CustomResourceDefinition with exactly one version`);
+  // The controllers use the stored version; a CRD may serve others (same schema, no conversion).
+  const stored = (crd.spec?.versions ?? []).filter(v => v.storage);
+  if (crd.kind !== "CustomResourceDefinition" || !kind || stored.length !== 1) {
+    throw new Error(`crds/${file}: expected one CustomResourceDefinition with one stored version`);
   }
-  return { file, manifest: manifest as Record<string, unknown>, kind, version: versions[0].name };
+  return { file, manifest: manifest as Record<string, unknown>, kind, version: stored[0].name };
 }
 
-/** Runs the upstream generator into a scratch directory and returns the file it wrote. */
+/** Runs the upstream generator, on the stored version alone, into a scratch directory. */
 function runGenerator(crd: CrdInfo, scratch: string): string {
   const dir = join(scratch, basename(crd.file, ".yaml"));
-  const run = spawnSync(generatorBin, ["crd", join(crdDir, crd.file), dir], { encoding: "utf8" });
+  const spec = crd.manifest.spec as { versions: CrdVersion[] };
+  const storedOnly = {
+    ...crd.manifest,
+    spec: { ...spec, versions: spec.versions.filter(v => v.name === crd.version) },
+  };
+  const input = join(scratch, crd.file.replace(/\.yaml$/, ".json"));
+  writeFileSync(input, JSON.stringify(storedOnly));
+  const run = spawnSync(generatorBin, ["crd", input, dir], { encoding: "utf8" });
   const out = join(dir, `${crd.kind.toLowerCase()}-${crd.version}.ts`);
   if (run.status !== 0 || !existsSync(out)) {
     throw new Error(

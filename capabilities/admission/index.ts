@@ -20,6 +20,7 @@ import { stampApprovalRecord } from "./approval-record";
 import { denyProblems } from "./deny-problems";
 import { validatePackageRevisionRequest, validateResourcesRequest } from "./package-revisions";
 import { validateRepositoryRequest } from "./repositories";
+import { keepResourcesIdentity } from "./resources-identity";
 import { readProblems, requestContext } from "./requests";
 
 /**
@@ -80,6 +81,11 @@ When(PackageRevision)
 When(PackageRevision)
   .IsCreatedOrUpdated()
   .Validate(req => validatePackageRevisionRequest(operator, req));
+
+// A whole-object update that sends only the files keeps the revision they belong to.
+When(PackageRevisionResources)
+  .IsUpdated()
+  .Mutate(req => keepResourcesIdentity(req));
 
 When(PackageRevisionResources)
   .IsCreatedOrUpdated()

@@ -4,8 +4,7 @@ import {
   PackageRevisionResourcesKind,
 } from "../../crd-types";
 import type { OperatorContext } from "../context";
-
-const REPOSITORY_LABEL = "porch.kpt.dev/repository";
+import { RESOURCES_REPOSITORY_LABEL } from "../../lib/packages/resources-identity";
 
 export const ownerOf = (o: {
   apiVersion?: string;
@@ -37,7 +36,7 @@ export async function writeResources(
         name: pr.metadata?.name ?? "",
         namespace: pr.metadata?.namespace,
         ...(resourceVersion && { resourceVersion }),
-        labels: { [REPOSITORY_LABEL]: pr.spec?.repository ?? "" },
+        labels: { [RESOURCES_REPOSITORY_LABEL]: pr.spec?.repository ?? "" },
         ownerReferences: [{ ...ownerOf(pr), controller: true }],
       },
       spec: {

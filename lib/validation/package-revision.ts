@@ -4,6 +4,7 @@ import { DEFAULT_CATALOG_VIEW, type CatalogView } from "../fn";
 import { isPublished, type Lifecycle } from "../git/types";
 import { transitionProblem, unmetReadinessGates } from "../packages/lifecycle";
 import { packageFilesProblems } from "./package-files";
+import { comparableSource } from "./secret-refs";
 
 export interface AdmissionContext {
   operation: string;
@@ -39,8 +40,11 @@ export function validatePackageRevision(
   }
   if (old) {
     for (const field of IMMUTABLE) {
-      if (!isDeepStrictEqual(old.spec?.[field], pr.spec?.[field]))
-        problems.push(`spec.${field} is immutable`);
+      const [was, is] =
+        field === "source"
+          ? [comparableSource(old.spec?.source), comparableSource(pr.spec?.source)]
+          : [old.spec?.[field], pr.spec?.[field]];
+      if (!isDeepStrictEqual(was, is)) problems.push(`spec.${field} is immutable`);
     }
     const from = (old.spec?.lifecycle ?? "Draft") as Lifecycle;
     const problem = transitionProblem(from, lifecycle);

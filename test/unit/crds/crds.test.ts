@@ -30,7 +30,7 @@ const expected: Expected[] = [
     shortNames: ["rpkg"],
     columns: [
       "Package",
-      "Workspace",
+      "WorkspaceName",
       "Revision",
       "Latest",
       "Lifecycle",
@@ -113,7 +113,7 @@ describe("crds/*.yaml", () => {
       expect(exp.file).toBe(`${crd.metadata.name}.yaml`);
       expect(crd.spec).toMatchObject({ group: exp.group, scope: "Namespaced" });
       expect(crd.spec.names).toMatchObject({ kind: exp.kind, plural: exp.plural });
-      expect(crd.spec.versions).toHaveLength(1);
+      expect(crd.spec.versions.filter(v => v.storage)).toEqual([version]);
       expect(version).toMatchObject({ name: exp.version, served: true, storage: true });
     });
 
@@ -192,7 +192,10 @@ describe("API details", () => {
   it("PackageRevision requires exactly one source kind via CEL", () => {
     const source = schemaAt(rootSchema(pr), "spec.source");
     expect(source?.["x-kubernetes-validations"]).toEqual([
-      { rule: "self == oldSelf", message: "source is immutable" },
+      expect.objectContaining({
+        rule: expect.stringMatching(/^self == oldSelf \|\| .*secretRef\.name : ''\)\)$/),
+        message: "source is immutable",
+      }),
       expect.objectContaining({
         message: "exactly one of init, cloneFrom, copyFrom, or upgrade must be set",
       }),
@@ -206,6 +209,14 @@ describe("API details", () => {
     expect(schemaAt(rootSchema(pr), "spec.source.upgrade.strategy")?.default).toBe(
       "resource-merge",
     );
+  });
+
+  it("PackageRevisionResources is served at v1alpha1 too (porchctl), on the same schema", () => {
+    const prr = crdFor("packagerevisionresources.porch.kpt.dev.yaml");
+    const [stored, v1alpha1] = prr.spec.versions;
+    expect(prr.spec.versions).toHaveLength(2);
+    expect(v1alpha1).toEqual({ ...stored, name: "v1alpha1", storage: false });
+    for (const other of [pr, pv, pvs, repo]) expect(other.spec.versions).toHaveLength(1);
   });
 
   it("PackageRevision fields are selectable", () => {
@@ -245,6 +256,8 @@ describe("API details", () => {
       expect(messages).toContainEqual(expect.stringContaining(`${field} is immutable`));
     }
     expect(messages).toContain("metadata.name must be no more than 63 characters");
+    // An empty name means no credentials: porchctl always sends `secretRef: {name: ""}`.
+    expect(schemaAt(rootSchema(repo), "spec.git.secretRef.name")).not.toHaveProperty("minLength");
     expect(schemaAt(rootSchema(repo), "spec.git.branch")).toMatchObject({
       default: "main",
       minLength: 1,

@@ -9,6 +9,7 @@ const pr = (spec: Record<string, unknown>, status: Record<string, unknown> = {})
     status,
   }) as PackageRevision;
 const user = (operation: string) => ({ operation, byOperator: false });
+const git = { repo: "https://example.com/b.git", ref: "main", directory: "base" };
 
 describe("validatePackageRevision", () => {
   it.each<[string, PackageRevision, PackageRevision | undefined, string, string[]]>([
@@ -59,6 +60,29 @@ describe("validatePackageRevision", () => {
         "spec.workspaceName is immutable",
         "spec.source is immutable",
       ],
+    ],
+    [
+      "a git source written back with an empty secretRef (porchctl's Go types)",
+      pr({
+        lifecycle: "Proposed",
+        source: { cloneFrom: { git: { ...git, secretRef: { name: "" } } } },
+      }),
+      pr({ lifecycle: "Draft", source: { cloneFrom: { git } } }),
+      "UPDATE",
+      [],
+    ],
+    [
+      "a git source that gains credentials",
+      pr({
+        lifecycle: "Draft",
+        source: { cloneFrom: { git: { ...git, secretRef: { name: "s" } } } },
+      }),
+      pr({
+        lifecycle: "Draft",
+        source: { cloneFrom: { git: { ...git, secretRef: { name: "" } } } },
+      }),
+      "UPDATE",
+      ["spec.source is immutable"],
     ],
     [
       "unmet readiness gates (the stored object's conditions)",

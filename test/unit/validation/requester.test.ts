@@ -44,6 +44,13 @@ describe("secretUses", () => {
     expect(secretUses("Repository", repo("https://a"), undefined)).toEqual([]);
     expect(secretUses("PackageVariant", repo("https://a", "creds"), undefined)).toEqual([]);
   });
+  it('reads no Secret for an empty name (porchctl\'s `secretRef: {name: ""}`)', () => {
+    const empty = {
+      ...repo("https://a"),
+      spec: { git: { repo: "https://a", secretRef: { name: "" } } },
+    };
+    expect(secretUses("Repository", empty, undefined)).toEqual([]);
+  });
   it("finds a raw git clone source's Secret", () => {
     const pr = {
       metadata: { namespace: "team-a" },
