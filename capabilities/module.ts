@@ -7,6 +7,7 @@ import { operator, peprLogger } from "./operator";
 import { startFunctionCatalog } from "./shared/function-catalog";
 import { isBuiltinWorker } from "../lib/fn/builtin-pool";
 import { serveBuiltinWorker } from "../lib/fn/builtin-pool/worker";
+import { reconcilers } from "./reconcilers";
 
 type PackageJSON = ConstructorParameters<typeof PeprModule>[0];
 
@@ -28,6 +29,12 @@ export function startModule(cfg: PackageJSON, capabilities: Capability[]): void 
     new PeprModule(cfg, capabilities);
     return;
   }
+  // A misspelt controller name would leave the cluster without that controller, unnoticed.
+  if (!reconcilers.ok) {
+    Log.error(reconcilers.error);
+    process.exit(1);
+  }
+  if (runsControllers()) Log.info(`controllers: ${reconcilers.names.join(", ")}`);
   // Set PORCH_PEPR_KUBE_CLIENT_UNTUNED=1 to measure the client without it (npm run bench).
   if (!process.env.PORCH_PEPR_KUBE_CLIENT_UNTUNED) tuneFluentClient();
   // The module object itself (an ES namespace import is a copy): Pepr calls createServer on it.
