@@ -265,6 +265,45 @@ describe("config injection", () => {
     );
     expect(drafts("app-eu")).toHaveLength(1);
   });
+
+  it("gates a required point only in a deployment repository: a blueprint variant is published unfilled", async () => {
+    apply(
+      pvYaml(
+        "app-blueprint",
+        `  upstream: {repo: blueprints, package: app, workspaceName: v1}
+  downstream: {repo: blueprints, package: app-blueprint}
+  injectors:
+    - {kind: ConfigMap, name: not-there}
+`,
+      ),
+    );
+    const draft = await eventually(
+      "the blueprint variant's draft, mutated",
+      () => {
+        const pr = listJson<PR>("packagerevisions", ns).find(
+          p => p.spec.repository === "blueprints" && p.spec.packageName === "app-blueprint",
+        );
+        const kpt = pr && yamlOf(ns, pr.metadata.name, "Kptfile");
+        const injected = kpt?.status?.conditions?.some(
+          (c: { type: string }) => c.type === "config.injection.ConfigMap.endpoints",
+        );
+        return pr && injected ? { pr, kpt } : undefined;
+      },
+      60_000,
+    );
+    expect(draft.kpt.info?.readinessGates).toBeUndefined();
+    expect(draft.kpt.status.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: "config.injection.ConfigMap.endpoints",
+          status: "False",
+          reason: "NoResourceSelected",
+        }),
+      ]),
+    );
+    await rendered(ns, draft.pr.metadata.name);
+    await publish(ns, draft.pr.metadata.name);
+  });
 });
 
 describe("adoption and deletion", () => {
