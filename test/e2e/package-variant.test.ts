@@ -181,7 +181,11 @@ describe("UPSTREAM_CHANGED → upgrade draft", () => {
 });
 
 describe("MUTATIONS_CHANGED on a published downstream → edit draft", () => {
-  it("copies the published revision into a new draft with the new mutations", async () => {
+  it("copies the published revision into a new draft with the new mutations, and its labels", async () => {
+    // Someone's label and annotation on the downstream; publishing records who approved it.
+    mergePatch("packagerevision", "deployments.team-a.packagevariant-2", ns, {
+      metadata: { labels: { owner: "team-a" }, annotations: { ticket: "T-1" } },
+    });
     await publish(ns, "deployments.team-a.packagevariant-2");
     mergePatch("packagevariant", "team-a", ns, {
       spec: { packageContext: { data: { region: "us" } } },
@@ -199,6 +203,9 @@ describe("MUTATIONS_CHANGED on a published downstream → edit draft", () => {
     expect(getJson<PR>("packagerevision", edit.metadata.name, ns)?.status?.creationSource).toBe(
       "copy",
     );
+    expect(edit.metadata.labels).toMatchObject({ owner: "team-a" });
+    expect(edit.metadata.annotations).toMatchObject({ ticket: "T-1" });
+    expect(edit.metadata.annotations?.["porch.kpt.dev/approved-by"]).toBeUndefined();
   });
 });
 
