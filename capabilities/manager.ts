@@ -12,11 +12,13 @@ import { operator, peprLogger } from "./operator";
 import { Controller } from "./shared/controller";
 import { shares } from "./package-revision/config";
 import { errorMessage } from "../lib/errors";
+import { runsController } from "./reconcilers";
 
 /**
  * The controller manager of this process (lib/controller/manager.ts): one Pepr watch per kind,
  * one slim indexed cache per kind, and the controllers each capability declares as data
- * (`manager.controller({...})` in its index.ts), each with its own work queue.
+ * (`manager.controller({...})` in its index.ts), each with its own work queue; only those
+ * PORCH_PEPR_RECONCILERS names run (capabilities/reconcilers.ts).
  */
 export const manager = new Manager<OperatorContext>(
   () => operator,
@@ -25,6 +27,7 @@ export const manager = new Manager<OperatorContext>(
       ...(spec.concurrency !== undefined && { concurrency: spec.concurrency }),
       ...(shares.workers !== undefined && { perNamespace: shares.workers }),
     }).queue,
+  runsController,
 );
 
 /** The kinds watched, with what is dropped from each object before it is held. */

@@ -5,6 +5,7 @@ import { Capability, Log, PeprModule } from "pepr";
 import { installCustomResourceDefinitions } from "./install-crds";
 import { operator, peprLogger } from "./operator";
 import { startFunctionCatalog } from "./shared/function-catalog";
+import { reconcilers } from "./reconcilers";
 
 type PackageJSON = ConstructorParameters<typeof PeprModule>[0];
 
@@ -24,6 +25,12 @@ export function startModule(cfg: PackageJSON, capabilities: Capability[]): void 
     new PeprModule(cfg, capabilities);
     return;
   }
+  // A misspelt controller name would leave the cluster without that controller, unnoticed.
+  if (!reconcilers.ok) {
+    Log.error(reconcilers.error);
+    process.exit(1);
+  }
+  if (runsControllers()) Log.info(`controllers: ${reconcilers.names.join(", ")}`);
   // Set PORCH_PEPR_KUBE_CLIENT_UNTUNED=1 to measure the client without it (npm run bench).
   if (!process.env.PORCH_PEPR_KUBE_CLIENT_UNTUNED) tuneFluentClient();
   // The module object itself (an ES namespace import is a copy): Pepr calls createServer on it.

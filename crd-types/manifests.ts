@@ -746,7 +746,7 @@ export const crdManifests: readonly CrdManifest[] = [
                         "type": "object",
                         "properties": {
                           "subpackage": {
-                            "description": "Path, relative to the package root, of a subpackage to create instead of the package itself, e.g. `db`. Empty creates the package itself.",
+                            "description": "Porch's path, relative to the package root, of a subpackage to create instead of the package itself. Not supported here; a revision that sets it is denied (docs/package-revisions.md, Source).",
                             "type": "string",
                             "maxLength": 1024
                           },

@@ -261,8 +261,9 @@ export interface Init {
    */
   site?: string;
   /**
-   * Path, relative to the package root, of a subpackage to create instead of the package
-   * itself, e.g. `db`. Empty creates the package itself.
+   * Porch's path, relative to the package root, of a subpackage to create instead of the
+   * package itself. Not supported here; a revision that sets it is denied
+   * (docs/package-revisions.md, Source).
    */
   subpackage?: string;
 }

@@ -1,3 +1,4 @@
+import { initSubpackageProblem } from "../../lib/validation";
 import { isDeepStrictEqual } from "node:util";
 import { PackageRevision, Repository } from "../../crd-types";
 import type { ContentStore, PackageRevisionInfo } from "../../lib/git";
@@ -73,6 +74,9 @@ async function executeSource(
   const packageName = packagePathOf(pr);
   const options = { forDeployment, packagePath: packageName };
   if (source.init) {
+    // Admission refuses it; an object written while the webhook was down fails here.
+    const subpackage = initSubpackageProblem(source);
+    if (subpackage) throw new SourceError(subpackage);
     return {
       creationSource: "init",
       files: initPackage(packageName, { ...source.init, ...options }),

@@ -3,6 +3,7 @@ import {
   PackageRevisionResources,
   PackageRevisionResourcesKind,
   PackageVariant,
+  RepositoryKind,
 } from "../../crd-types";
 import { refOf } from "../../lib/cluster/port";
 import { keyOf } from "../../lib/controller/manager";
@@ -10,6 +11,7 @@ import { errorMessage } from "../../lib/errors";
 import { upgradePackage } from "../../lib/kpt";
 import {
   applyMutations,
+  type DownstreamRepository,
   CheckMutationsStep,
   decideMutations,
   FetchedObjects,
@@ -75,10 +77,31 @@ export interface MutationOutcome {
   resourcesVersion: string | undefined;
 }
 
-/** The variant's mutations applied to `files`, and the in-cluster objects injection read. */
-async function mutated(ctx: OperatorContext, pv: PackageVariant, files: Record<string, string>) {
+/** The downstream's Repository as the mutations see it (from the watch's cache). */
+async function repositoryOf(
+  ctx: OperatorContext,
+  downstream: PackageRevision,
+): Promise<DownstreamRepository> {
+  const repo = await ctx.cluster.get(RepositoryKind, {
+    namespace: downstream.metadata?.namespace ?? "",
+    name: downstream.spec?.repository ?? "",
+  });
+  return { deployment: repo?.spec?.deployment === true };
+}
+
+/** The variant's mutations applied to `downstream`'s `files`, and the objects injection read. */
+async function mutated(
+  ctx: OperatorContext,
+  pv: PackageVariant,
+  downstream: PackageRevision,
+  files: Record<string, string>,
+) {
   const injected = objectsToFetch(files, pv);
-  return { result: applyMutations(files, pv, await fetchInCluster(ctx, injected)), injected };
+  const [fetched, repository] = await Promise.all([
+    fetchInCluster(ctx, injected),
+    repositoryOf(ctx, downstream),
+  ]);
+  return { result: applyMutations(files, pv, fetched, repository), injected };
 }
 
 /**
@@ -99,7 +122,7 @@ export async function checkMutations(
   if (checks.unchanged(revision, MutationChecks.stamp(pv, watched)))
     return { decision: decideMutations(step, false), injected: [], resourcesVersion: watched };
   const prr = await resourcesOf(ctx, step.downstream);
-  const { result, injected } = await mutated(ctx, pv, prr.spec?.resources ?? {});
+  const { result, injected } = await mutated(ctx, pv, step.downstream, prr.spec?.resources ?? {});
   const stamp = MutationChecks.stamp(pv, prr.metadata?.resourceVersion);
   checks.record(revision, stamp, !result.changed && injected.length === 0);
   const decision = decideMutations(step, result.changed);
@@ -147,7 +170,7 @@ export async function upgradeInPlace(
     updated.lock,
   );
   // Always a change: at least the Kptfile's upstream and upstreamLock move to the new upstream.
-  const { result, injected } = await mutated(ctx, pv, { ...merged.files });
+  const { result, injected } = await mutated(ctx, pv, downstream, { ...merged.files });
   await writeResources(
     ctx,
     downstream,

@@ -34,6 +34,8 @@ interface StepResult {
   pending?: string;
   /** A draft whose git server was down at its last attempt. */
   unavailable?: string;
+  /** A downstream without an upstream lock (its mutations were still applied). */
+  upstreamUnknown?: string;
   /** A draft whose render of its current files failed. */
   renderFailed?: string;
   /** A draft whose current files have not been rendered yet. */
@@ -53,10 +55,10 @@ async function executeStep(
   pv: PackageVariant,
   step: DownstreamStep,
 ): Promise<StepResult> {
-  const { failure, pending, unavailable } = stepVerdict(step);
+  const { failure, pending, unavailable, upstreamUnknown } = stepVerdict(step);
   if (failure) throw new MutationError(failure);
   const result = await runStep(ctx, pv, step);
-  return { ...result, pending: result.pending ?? pending, unavailable };
+  return { ...result, pending: result.pending ?? pending, unavailable, upstreamUnknown };
 }
 
 async function runStep(
@@ -194,6 +196,7 @@ export async function reconcilePackageVariant(
       injected.push(...result.injected);
       if (result.pending) outcome.pending.push(result.pending);
       if (result.unavailable) (outcome.unavailable ??= []).push(result.unavailable);
+      if (result.upstreamUnknown) (outcome.upstreamUnknown ??= []).push(result.upstreamUnknown);
       if (result.renderFailed) (outcome.renderFailed ??= []).push(result.renderFailed);
       if (result.renderPending) {
         outcome.pending.push(result.renderPending);

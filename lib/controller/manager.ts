@@ -95,6 +95,9 @@ function dropManagedFields(obj: WatchedObject): void {
   if (obj.metadata?.managedFields !== undefined) delete obj.metadata.managedFields;
 }
 
+/** The queue of a controller this process does not run: what others enqueue there is dropped. */
+const DROPPING_QUEUE: Queue = { add: () => undefined, addAfter: () => undefined };
+
 interface Route<Ctx> {
   queue: Queue;
   map: (obj: WatchedObject, phase: WatchPhase, ctx: Ctx) => string[];
@@ -111,9 +114,14 @@ export class Manager<Ctx> {
   readonly #routes = new Map<string, Route<Ctx>[]>();
   readonly #queues = new Map<string, Queue>();
 
+  /**
+   * `runs` says whether this process runs a controller (PORCH_PEPR_RECONCILERS): one it does
+   * not run gets a queue that drops every key, and no event reaches it.
+   */
   constructor(
     private readonly ctx: () => Ctx,
     private readonly makeQueue: QueueFactory<Ctx>,
+    private readonly runs: (controller: string) => boolean = () => true,
   ) {}
 
   /** Declares a kind the manager watches (once per kind). */
@@ -139,6 +147,10 @@ export class Manager<Ctx> {
   /** Adds a controller; its kinds must have been declared. Returns its queue. */
   controller(spec: ControllerSpec<Ctx>): Queue {
     if (this.#queues.has(spec.name)) throw new Error(`controller ${spec.name} declared twice`);
+    if (!this.runs(spec.name)) {
+      this.#queues.set(spec.name, DROPPING_QUEUE);
+      return DROPPING_QUEUE;
+    }
     const queue = this.makeQueue(spec, async key => {
       const result = await spec.reconcile(key, this.ctx());
       await spec.after?.(this.ctx());

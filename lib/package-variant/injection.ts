@@ -109,13 +109,16 @@ function hasField(object: unknown, field: string): object is Record<string, unkn
  * Phase 2. Returns the package with every injection point filled from the first matching
  * in-cluster object and the Kptfile's conditions/gates updated. Points that get nothing keep
  * their content (an optional point's defaults). Files that do not change keep their text; a
- * package without injection points is returned as is.
+ * package without injection points is returned as is. `deployment`: the package is in a
+ * deployment repository, the only kind whose publishing the required points' gates hold back
+ * (a blueprint is published unfilled, for the next variant in a chain to fill).
  */
 export function injectConfig(
   files: PackageFiles,
   injectors: readonly Injector[] | undefined,
   namespace: string,
   fetched: FetchedObjects,
+  deployment: boolean,
 ): PackageFiles {
   const { points, parsed } = scanInjectionPoints(files);
   if (points.length === 0) return files;
@@ -140,14 +143,14 @@ export function injectConfig(
     const yaml = parsed.get(file);
     if (yaml) out[file] = stringifyYamlFile(yaml);
   }
-  return writeKptfileStatus(out, conditions, points);
+  return writeKptfileStatus(out, conditions, deployment ? points : []);
 }
 
 function writeKptfileStatus(
   files: Record<string, string>,
   conditions: KptfileCondition[],
-  points: InjectionPoint[],
+  gated: InjectionPoint[],
 ): PackageFiles {
-  const gates = points.filter(p => p.required).map(p => p.conditionType);
+  const gates = gated.filter(p => p.required).map(p => p.conditionType);
   return editKptfile(files, kptfile => setConditionsAndGates(kptfile, conditions, gates));
 }

@@ -52,6 +52,12 @@ export function comparePackages(before: PackageFiles, after: PackageFiles): Muta
   return { files, changed };
 }
 
+/** What the mutations need to know of the downstream's Repository. */
+export interface DownstreamRepository {
+  /** spec.deployment: required injection points gate publishing only there. */
+  deployment: boolean;
+}
+
 /**
  * Applies spec.packageContext, spec.pipeline and the injectors to a downstream package.
  * `fetched` must hold an outcome for every object objectsToFetch listed for the same files.
@@ -60,7 +66,8 @@ export function comparePackages(before: PackageFiles, after: PackageFiles): Muta
 export function applyMutations(
   files: PackageFiles,
   pv: PackageVariant,
-  fetched: FetchedObjects = new Map(),
+  fetched: FetchedObjects,
+  repository: DownstreamRepository,
 ): MutationResult {
   const spec = pv.spec ?? {};
   const withContext = applyPackageContext(files, spec.packageContext);
@@ -70,6 +77,7 @@ export function applyMutations(
     spec.injectors,
     pv.metadata?.namespace ?? "",
     fetched,
+    repository.deployment,
   );
   return comparePackages(files, injected);
 }

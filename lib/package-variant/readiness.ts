@@ -17,6 +17,8 @@ export interface VariantOutcome {
   unavailable?: string[];
   /** Drafts whose render of their current files failed: git lacks the variant's mutations. */
   renderFailed?: string[];
+  /** Downstreams without an upstream lock: their upstream revision is unknown, never upgraded. */
+  upstreamUnknown?: string[];
   /** The downstream revisions this variant manages now (status.downstreamTargets). */
   targets: string[];
 }
@@ -32,6 +34,7 @@ export function stepVerdict(step: DownstreamStep): {
   failure?: string;
   pending?: string;
   unavailable?: string;
+  upstreamUnknown?: string;
 } {
   switch (step.kind) {
     case "error":
@@ -42,6 +45,8 @@ export function stepVerdict(step: DownstreamStep): {
     case "createClone":
     case "createUpgrade":
       return { pending: `created ${step.target}; ${PENDING_SOURCE_SUFFIX}` };
+    case "checkMutations":
+      return step.upstreamUnknown ? { upstreamUnknown: step.upstreamUnknown } : {};
     default:
       return {};
   }
@@ -75,8 +80,9 @@ export function renderVerdict(
 
 /**
  * Stalled and Ready with the reference's reasons (ValidationError / Valid; Error / NoErrors),
- * plus Ready=False reason RenderFailed when a draft's render failed, Unavailable while a draft's
- * git server is down, and Pending while a draft waits for its content or its render.
+ * plus Ready=False reason UpstreamLockMissing when a downstream has no upstream lock (the
+ * reference only logs it), RenderFailed when a draft's render failed, Unavailable while a
+ * draft's git server is down, and Pending while a draft waits for its content or its render.
  */
 export function variantConditions(outcome: VariantOutcome): ConditionInput[] {
   const stalled: ConditionInput = outcome.stalled
@@ -92,6 +98,7 @@ export function variantConditions(outcome: VariantOutcome): ConditionInput[] {
   const problem = (
     [
       ["Error", failures],
+      ["UpstreamLockMissing", outcome.upstreamUnknown ?? []],
       ["RenderFailed", outcome.renderFailed ?? []],
       ["Unavailable", outcome.unavailable ?? []],
       ["Pending", outcome.pending],

@@ -7,7 +7,7 @@ import { upstreamNotFoundMessage } from "../packages/upstream";
 import { buildCloneDraft, buildEditDraft, buildUpgradeDraft } from "./builders";
 import { combineChanges, updateChange, type RevisionChange } from "./changes";
 import { discoverDownstreams, publishing } from "./downstreams";
-import { findOldUpstream, isUpToDate } from "./up-to-date";
+import { findOldUpstream, isUpToDate, lockedUpstream, noUpstreamLockMessage } from "./up-to-date";
 import { newWorkspaceName } from "./workspace";
 
 export interface PlanInput {
@@ -54,11 +54,14 @@ export type DownstreamStep =
 /**
  * Apply the mutations to `downstream`'s resources, then ask decideMutations. `editDraft` is set
  * when the downstream is published (it cannot be written; changes go to this new draft).
+ * `upstreamUnknown` says why the downstream cannot follow its upstream: it has no upstream lock
+ * (counted as up to date, as the reference does, but not Ready).
  */
 export type CheckMutationsStep = Named & {
   state: "CHECK_MUTATIONS";
   kind: "checkMutations";
   editDraft?: PackageRevision;
+  upstreamUnknown?: string;
 };
 
 export interface VariantPlan {
@@ -74,6 +77,11 @@ export interface VariantPlan {
 /** The message the reference gives when a stale downstream is not published. */
 export function notPublishedMessage(name: string): string {
   return `cannot update upstream of downstream "${name}" when it is not published`;
+}
+
+/** A downstream without an upstream lock: its mutations are kept, its upstream not followed. */
+export function upstreamUnknownMessage(name: string): string {
+  return `${noUpstreamLockMessage(name)}: it is not upgraded (its Kptfile needs upstream and upstreamLock)`;
 }
 
 function nameOf(pr: PackageRevision): string {
@@ -137,12 +145,14 @@ function stepFor(
   const editDraft = isPublished(downstream.spec?.lifecycle)
     ? buildEditDraft(input.pv, downstream, workspace())
     : undefined;
+  const unlocked = lockedUpstream(downstream).kind === "unknown";
   return {
     state: "CHECK_MUTATIONS",
     kind: "checkMutations",
     downstream,
     target,
     ...(editDraft && { editDraft }),
+    ...(unlocked && { upstreamUnknown: upstreamUnknownMessage(target) }),
   };
 }
 

@@ -70,6 +70,10 @@ export function isUpToDate(downstream: PackageRevision, upstream: PackageRevisio
   return wanted !== undefined && lock.revision === wanted;
 }
 
+export function noUpstreamLockMessage(downstream: string): string {
+  return `downstream "${downstream}" has no status.upstreamLock.git.ref, so its upstream revision is unknown`;
+}
+
 export type OldUpstream = { found: PackageRevision } | { error: string };
 
 /**
@@ -84,11 +88,7 @@ export function findOldUpstream(
 ): OldUpstream {
   const name = downstream.metadata?.name ?? "";
   const lock = lockedUpstream(downstream);
-  if (lock.kind === "unknown") {
-    return {
-      error: `downstream "${name}" has no status.upstreamLock.git.ref, so its upstream revision is unknown`,
-    };
-  }
+  if (lock.kind === "unknown") return { error: noUpstreamLockMessage(name) };
   if (lock.kind === "revision" && lock.revision === 0) {
     return { error: "upstream cannot be published with revision number 0" };
   }

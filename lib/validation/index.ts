@@ -4,7 +4,11 @@ export { parseRevision, formatRevision } from "./revision";
 export type { RevisionSelector } from "./revision";
 export { RESERVED_CONTEXT_KEYS } from "./common";
 export { isDns1123Label, pathSegmentNameProblem } from "./kubernetes-names";
-export { validatePackageRevision, validatePackageRevisionResources } from "./package-revision";
+export {
+  initSubpackageProblem,
+  validatePackageRevision,
+  validatePackageRevisionResources,
+} from "./package-revision";
 export type { AdmissionContext } from "./package-revision";
 export { approvalProblem, isOperatorRequest, secretUses, secretUseProblem } from "./requester";
 export type { RequestUser, SecretUse } from "./requester";

@@ -18,6 +18,23 @@ export interface AdmissionContext {
 
 const IMMUTABLE = ["packageName", "repository", "workspaceName", "source"] as const;
 
+type Source = NonNullable<PackageRevision["spec"]>["source"];
+
+/**
+ * spec.source.init.subpackage is refused rather than ignored (docs/package-revisions.md,
+ * “Source”): Porch's init once made only `<subpackage>/Kptfile` and README, a package without
+ * a root Kptfile, which render, clone and upgrade need; the current Porch ignores the field.
+ */
+export function initSubpackageProblem(source: Source): string | undefined {
+  const subpackage = source?.init?.subpackage;
+  if (!subpackage) return undefined;
+  return (
+    `spec.source.init.subpackage ("${subpackage}") is not supported: init creates the package ` +
+    `itself; create it without subpackage, then add ${subpackage}/Kptfile through its ` +
+    "PackageRevisionResources"
+  );
+}
+
 /**
  * What admission refuses for a PackageRevision (kptdev/porch#918): a new revision to create
  * that starts Published, a lifecycle move that cannot be done, publishing with unmet
@@ -38,6 +55,8 @@ export function validatePackageRevision(
       `spec.lifecycle: a new package revision starts as Draft or Proposed, not ${lifecycle}`,
     );
   }
+  const subpackage = ctx.operation === "CREATE" && initSubpackageProblem(pr.spec?.source);
+  if (subpackage) problems.push(subpackage);
   if (old) {
     for (const field of IMMUTABLE) {
       const [was, is] =

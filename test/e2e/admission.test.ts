@@ -144,6 +144,28 @@ spec:
     );
   });
 
+  it("denies a PackageRevision made by init in a subpackage, instead of ignoring it", () => {
+    const result = kubectl(
+      ["apply", "--dry-run=server", "-n", ns, "-f", "-"],
+      `apiVersion: porch.kpt.dev/v1alpha2
+kind: PackageRevision
+metadata:
+  name: blueprints.x.ws
+spec:
+  packageName: x
+  repository: blueprints
+  workspaceName: ws
+  lifecycle: Draft
+  source:
+    init: {description: x, subpackage: db}
+`,
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(
+      'spec.source.init.subpackage ("db") is not supported: init creates the package itself',
+    );
+  });
+
   it("explains the API with kubectl explain", () => {
     const out = kubectlOk(["explain", "packagevariantset.spec.targets"]);
     expect(out).toContain("Each target must set exactly one of repositories");

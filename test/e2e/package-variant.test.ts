@@ -181,7 +181,11 @@ describe("UPSTREAM_CHANGED → upgrade draft", () => {
 });
 
 describe("MUTATIONS_CHANGED on a published downstream → edit draft", () => {
-  it("copies the published revision into a new draft with the new mutations", async () => {
+  it("copies the published revision into a new draft with the new mutations, and its labels", async () => {
+    // Someone's label and annotation on the downstream; publishing records who approved it.
+    mergePatch("packagerevision", "deployments.team-a.packagevariant-2", ns, {
+      metadata: { labels: { owner: "team-a" }, annotations: { ticket: "T-1" } },
+    });
     await publish(ns, "deployments.team-a.packagevariant-2");
     mergePatch("packagevariant", "team-a", ns, {
       spec: { packageContext: { data: { region: "us" } } },
@@ -199,6 +203,9 @@ describe("MUTATIONS_CHANGED on a published downstream → edit draft", () => {
     expect(getJson<PR>("packagerevision", edit.metadata.name, ns)?.status?.creationSource).toBe(
       "copy",
     );
+    expect(edit.metadata.labels).toMatchObject({ owner: "team-a" });
+    expect(edit.metadata.annotations).toMatchObject({ ticket: "T-1" });
+    expect(edit.metadata.annotations?.["porch.kpt.dev/approved-by"]).toBeUndefined();
   });
 });
 
@@ -264,6 +271,45 @@ describe("config injection", () => {
       60_000,
     );
     expect(drafts("app-eu")).toHaveLength(1);
+  });
+
+  it("gates a required point only in a deployment repository: a blueprint variant is published unfilled", async () => {
+    apply(
+      pvYaml(
+        "app-blueprint",
+        `  upstream: {repo: blueprints, package: app, workspaceName: v1}
+  downstream: {repo: blueprints, package: app-blueprint}
+  injectors:
+    - {kind: ConfigMap, name: not-there}
+`,
+      ),
+    );
+    const draft = await eventually(
+      "the blueprint variant's draft, mutated",
+      () => {
+        const pr = listJson<PR>("packagerevisions", ns).find(
+          p => p.spec.repository === "blueprints" && p.spec.packageName === "app-blueprint",
+        );
+        const kpt = pr && yamlOf(ns, pr.metadata.name, "Kptfile");
+        const injected = kpt?.status?.conditions?.some(
+          (c: { type: string }) => c.type === "config.injection.ConfigMap.endpoints",
+        );
+        return pr && injected ? { pr, kpt } : undefined;
+      },
+      60_000,
+    );
+    expect(draft.kpt.info?.readinessGates).toBeUndefined();
+    expect(draft.kpt.status.conditions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: "config.injection.ConfigMap.endpoints",
+          status: "False",
+          reason: "NoResourceSelected",
+        }),
+      ]),
+    );
+    await rendered(ns, draft.pr.metadata.name);
+    await publish(ns, draft.pr.metadata.name);
   });
 });
 

@@ -212,4 +212,20 @@ describe("Manager", () => {
     await run?.("ns/x");
     expect(calls).toEqual(["reconcile ns/x ctx", "after ctx"]);
   });
+
+  it("gives a controller the process does not run a queue that drops keys, and no events", () => {
+    const log: string[] = [];
+    const manager = new Manager(
+      () => ({}),
+      spec => recordingQueue(log, spec.name),
+      name => name !== "off",
+    );
+    manager.kind("A");
+    const off = manager.controller({ name: "off", for: "A", reconcile: async () => undefined });
+    manager.controller({ name: "on", for: "A", reconcile: async () => undefined });
+    manager.onEvent("A", obj("x"), "ADDED", fail);
+    off.add("ns/y");
+    manager.queue("off").addAfter("ns/z", 5);
+    expect(log).toEqual(["on ns/x"]);
+  });
 });

@@ -84,12 +84,11 @@ function run(
   injectors: Injector[],
   objects: object[],
   errors?: Record<string, string>,
+  deployment = true,
 ) {
   const plan = planInjection(files, injectors, NAMESPACE);
-  return injectConfig(files, injectors, NAMESPACE, fetchAll(plan.fetch, objects, errors)) as Record<
-    string,
-    string
-  >;
+  const fetched = fetchAll(plan.fetch, objects, errors);
+  return injectConfig(files, injectors, NAMESPACE, fetched, deployment) as Record<string, string>;
 }
 const docs = (text: string) => text.split(/^---\n/m).map(d => parse(d));
 const conditions = (files: Record<string, string>) => parse(files.Kptfile).status?.conditions;
@@ -272,6 +271,17 @@ describe("injectConfig", () => {
     ]);
   });
 
+  it("adds no gates outside a deployment repository (a blueprint is published unfilled), keeping existing ones", () => {
+    const kptfile = KPTFILE.replace(
+      "info:\n  description: nginx\n",
+      "info:\n  description: nginx\n  readinessGates:\n    - conditionType: a.other\n",
+    );
+    const out = run({ ...pkg, Kptfile: kptfile }, [], [], undefined, false);
+    expect(parse(out.Kptfile).info.readinessGates).toEqual([{ conditionType: "a.other" }]);
+    expect(conditions(out).map((c: { status: string }) => c.status)).toEqual(["False", "False"]);
+    expect(parse(run(pkg, [], [], undefined, false).Kptfile).info.readinessGates).toBeUndefined();
+  });
+
   it("is idempotent: a second run with the same objects returns the same files", () => {
     const objects = [
       endpoints("us-east1", "https://east"),
@@ -288,11 +298,11 @@ describe("injectConfig", () => {
       Kptfile: KPTFILE,
       "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
     };
-    expect(injectConfig(files, [{ name: "x" }], NAMESPACE, new Map())).toBe(files);
+    expect(injectConfig(files, [{ name: "x" }], NAMESPACE, new Map(), true)).toBe(files);
   });
 
   it("refuses to guess when the caller did not fetch a planned object", () => {
-    expect(() => injectConfig(pkg, [{ name: "x" }], NAMESPACE, new Map())).toThrow(
+    expect(() => injectConfig(pkg, [{ name: "x" }], NAMESPACE, new Map(), true)).toThrow(
       /was not fetched/,
     );
   });

@@ -36,9 +36,11 @@ function fetched(files: Record<string, string>, data: Record<string, string>) {
   return map;
 }
 
+const DEPLOYMENT = { deployment: true };
+
 describe("applyMutations", () => {
   it("applies package context, pipeline and injection", () => {
-    const { files, changed } = applyMutations(pkg, pv, fetched(pkg, { level: "high" }));
+    const { files, changed } = applyMutations(pkg, pv, fetched(pkg, { level: "high" }), DEPLOYMENT);
     expect(changed).toBe(true);
     expect(parse(files["package-context.yaml"]).data).toEqual({
       name: "nginx",
@@ -50,15 +52,17 @@ describe("applyMutations", () => {
   });
 
   it("reports no change the second time, with every file's text kept (no empty commits)", () => {
-    const once = applyMutations(pkg, pv, fetched(pkg, { level: "high" })).files;
-    const again = applyMutations(once, pv, fetched(once, { level: "high" }));
+    const once = applyMutations(pkg, pv, fetched(pkg, { level: "high" }), DEPLOYMENT).files;
+    const again = applyMutations(once, pv, fetched(once, { level: "high" }), DEPLOYMENT);
     expect(again.changed).toBe(false);
     for (const path of Object.keys(once)) expect(again.files[path]).toBe(once[path]);
   });
 
   it("reports a change when an injected object changes", () => {
-    const once = applyMutations(pkg, pv, fetched(pkg, { level: "high" })).files;
-    expect(applyMutations(once, pv, fetched(once, { level: "max" })).changed).toBe(true);
+    const once = applyMutations(pkg, pv, fetched(pkg, { level: "high" }), DEPLOYMENT).files;
+    expect(applyMutations(once, pv, fetched(once, { level: "max" }), DEPLOYMENT).changed).toBe(
+      true,
+    );
   });
 
   it("reports no change for a PackageVariant without mutations on a package without injection points", () => {
@@ -66,14 +70,16 @@ describe("applyMutations", () => {
       Kptfile: KPTFILE,
       "deploy.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n",
     };
-    const result = applyMutations(plain, variant());
+    const result = applyMutations(plain, variant(), new Map(), DEPLOYMENT);
     expect(result.changed).toBe(false);
     expect(result.files).toEqual(plain);
   });
 
   it("surfaces a missing package context as a MutationError", () => {
     const { "package-context.yaml": _, ...noContext } = pkg;
-    expect(() => applyMutations(noContext, pv, fetched(noContext, {}))).toThrow(MutationError);
+    expect(() => applyMutations(noContext, pv, fetched(noContext, {}), DEPLOYMENT)).toThrow(
+      MutationError,
+    );
   });
 });
 

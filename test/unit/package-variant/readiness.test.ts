@@ -53,6 +53,31 @@ describe("Ready means an up-to-date draft exists", () => {
     expect(ready).toMatchObject({ status: "False", reason: "Pending", message: "waiting" });
   });
 
+  it("is False (UpstreamLockMissing) for a downstream without an upstream lock, its mutations still checked", () => {
+    const unlocked = revision({ ws: "packagevariant-1", lifecycle: "Published", revision: 1 });
+    const [step] = stepsOf([unlocked]);
+    // What is known is kept: the downstream stays the target and its mutations are checked.
+    expect(step).toMatchObject({ kind: "checkMutations", target: "edge01.nginx.packagevariant-1" });
+    const verdict = stepVerdict(step);
+    const message =
+      'downstream "edge01.nginx.packagevariant-1" has no status.upstreamLock.git.ref, so its ' +
+      "upstream revision is unknown: it is not upgraded (its Kptfile needs upstream and upstreamLock)";
+    expect(verdict).toEqual({ upstreamUnknown: message });
+    const outcome = { errors: [], pending: ["p"], upstreamUnknown: [message], targets: [] };
+    expect(variantConditions(outcome)).toEqual([
+      expect.objectContaining({ type: "Stalled", status: "False", reason: "Valid" }),
+      { type: "Ready", status: "False", reason: "UpstreamLockMissing", message },
+    ]);
+    // A locked downstream is not reported.
+    const locked = revision({
+      ws: "packagevariant-1",
+      lifecycle: "Published",
+      revision: 1,
+      lockRef: "nginx/v2",
+    });
+    expect(stepVerdict(stepsOf([locked])[0])).toEqual({});
+  });
+
   it("is True only with no failure and nothing pending; an error outranks pending", () => {
     expect(readyOf({ errors: [], pending: [], targets: [] })).toMatchObject({
       status: "True",

@@ -85,6 +85,56 @@ describe("planPackageVariant: no downstream", () => {
   });
 });
 
+describe("planPackageVariant: metadata of upgrade and edit drafts", () => {
+  // The published downstream as people and the operator left it.
+  const published = (lockRef: string) =>
+    revision({
+      ws: "packagevariant-1",
+      lifecycle: "Published",
+      revision: 1,
+      lockRef,
+      labels: {
+        env: "staging",
+        team: "edge",
+        "porch.kpt.dev/latest-revision": "true",
+        "porch.kpt.dev/repository": "edge01",
+        "config.porch.kpt.dev/packagevariant": "my-pv",
+      },
+      annotations: {
+        owner: "alice",
+        "porch.kpt.dev/proposed-by": "alice",
+        "porch.kpt.dev/approved-by": "bob",
+        "porch.kpt.dev/repository-uid": "repo-uid",
+        "kubectl.kubernetes.io/last-applied-configuration": "{}",
+      },
+    });
+  const own = { labels: { env: "prod" }, annotations: { note: "from the variant" } };
+  const expected = {
+    labels: { env: "prod", team: "edge" },
+    annotations: { owner: "alice", note: "from the variant" },
+  };
+
+  it("an upgrade draft carries the downstream's labels and annotations, the variant's winning", () => {
+    const [step] = plan([published("nginx/v1")], own).steps;
+    if (step.kind !== "createUpgrade") throw new Error(`unexpected step ${step.kind}`);
+    expect(step.create.metadata?.labels).toEqual(expected.labels);
+    expect(step.create.metadata?.annotations).toEqual(expected.annotations);
+  });
+
+  it("an edit draft carries them too", () => {
+    const [step] = plan([published("nginx/v2")], own).steps as CheckMutationsStep[];
+    expect(step.editDraft?.metadata?.labels).toEqual(expected.labels);
+    expect(step.editDraft?.metadata?.annotations).toEqual(expected.annotations);
+  });
+
+  it("a clone has only the variant's: there is no revision to carry from", () => {
+    const [step] = plan([], own).steps;
+    if (step.kind !== "createClone") throw new Error(`unexpected step ${step.kind}`);
+    expect(step.create.metadata?.labels).toEqual(own.labels);
+    expect(step.create.metadata?.annotations).toEqual(own.annotations);
+  });
+});
+
 describe("planPackageVariant: upstream changed", () => {
   const published = revision({
     ws: "packagevariant-1",

@@ -4,6 +4,8 @@ import { SET_LABEL } from "../../../capabilities/package-variant-set/variants";
 import {
   PackageRevision,
   PackageRevisionKind,
+  PackageRevisionResources,
+  PackageRevisionResourcesKind,
   PackageVariant,
   PackageVariantKind,
   PackageVariantSet,
@@ -11,7 +13,9 @@ import {
   RepositoryKind,
 } from "../../../crd-types";
 import { testOperator, type TestOperator } from "../../support/operator-context";
-import { current, NS, repositoryObject, seed } from "./fixtures";
+import { ApiError } from "../../../lib/cluster/errors";
+import { PACKAGE_VARIANT_FINALIZER } from "../../../lib/package-variant/ownership";
+import { current, kptfile, NS, repositoryObject, seed } from "./fixtures";
 
 const upstream = { repo: "blueprints", package: "basens", revision: "1" };
 const MISSING = "could not find upstream package revision 'basens/1' in repo 'blueprints'";
@@ -115,5 +119,87 @@ describe("a missing upstream", () => {
     expect(after.status?.downstreamTargets).toEqual([
       { name: "deployments.basens.packagevariant-1" },
     ]);
+  });
+});
+
+// A downstream whose Kptfile has no upstreamLock: the reference counts it as up to date and only
+// logs it; here Ready says so, while the downstream stays the target and is still mutated.
+describe("a downstream without an upstream lock", () => {
+  let h: TestOperator;
+  beforeEach(async () => (h = await testOperator()));
+  afterEach(() => h.close());
+
+  async function unlockedDownstream(): Promise<PackageVariant> {
+    const pv = await seed(h.cluster, PackageVariantKind, {
+      metadata: { name: "pv", namespace: NS, finalizers: [PACKAGE_VARIANT_FINALIZER] },
+      spec: { upstream, downstream: { repo: "deployments", package: "basens" } },
+    } as PackageVariant);
+    const downstream: PackageRevision = {
+      metadata: {
+        name: "deployments.basens.v1",
+        namespace: NS,
+        ownerReferences: [
+          {
+            apiVersion: "config.porch.kpt.dev/v1alpha1",
+            kind: "PackageVariant",
+            name: "pv",
+            uid: pv.metadata?.uid ?? "",
+            controller: true,
+          },
+        ],
+      },
+      spec: {
+        repository: "deployments",
+        packageName: "basens",
+        workspaceName: "v1",
+        lifecycle: "Published",
+      },
+      status: { revision: 1 },
+    };
+    for (const pr of [published, downstream])
+      h.ctx.caches.revisions.cache.upsert(await seed(h.cluster, PackageRevisionKind, pr));
+    await seed(h.cluster, PackageRevisionResourcesKind, {
+      metadata: { name: "deployments.basens.v1", namespace: NS },
+      spec: {
+        repository: "deployments",
+        packageName: "basens",
+        workspaceName: "v1",
+        resources: { Kptfile: kptfile("basens") },
+      },
+    } as PackageRevisionResources);
+    return pv;
+  }
+
+  it("is Ready=False, reason UpstreamLockMissing, naming the downstream, which stays the target", async () => {
+    const pv = await unlockedDownstream();
+    await expect(reconcilePackageVariant(`${NS}/pv`, h.ctx)).resolves.toBeUndefined();
+
+    const after = await current(h.cluster, PackageVariantKind, pv);
+    expect(conditionsOf(after)).toEqual({
+      Stalled: expect.objectContaining({ status: "False", reason: "Valid" }),
+      Ready: expect.objectContaining({
+        status: "False",
+        reason: "UpstreamLockMissing",
+        message:
+          'downstream "deployments.basens.v1" has no status.upstreamLock.git.ref, so its upstream ' +
+          "revision is unknown: it is not upgraded (its Kptfile needs upstream and upstreamLock)",
+      }),
+    });
+    expect(after.status?.downstreamTargets).toEqual([{ name: "deployments.basens.v1" }]);
+    // Nothing to change in its files: no edit draft.
+    expect((await h.cluster.list(PackageRevisionKind, { namespace: NS })).length).toBe(2);
+  });
+
+  it("writes the status before a transient failure of a step is retried", async () => {
+    const pv = await unlockedDownstream();
+    h.cluster.failNext(
+      "get",
+      "PackageRevisionResources",
+      new ApiError(500, "InternalError", "etcd"),
+    );
+    await expect(reconcilePackageVariant(`${NS}/pv`, h.ctx)).rejects.toMatchObject({ status: 500 });
+    const after = await current(h.cluster, PackageVariantKind, pv);
+    expect(conditionsOf(after).Ready).toMatchObject({ status: "False", reason: "Error" });
+    expect(after.status?.downstreamTargets).toEqual([{ name: "deployments.basens.v1" }]);
   });
 });

@@ -15,6 +15,15 @@ describe("validatePackageRevision", () => {
   it.each<[string, PackageRevision, PackageRevision | undefined, string, string[]]>([
     ["a new Draft", pr({ lifecycle: "Draft", source: { init: {} } }), undefined, "CREATE", []],
     [
+      "a new Draft made by init in a subpackage",
+      pr({ lifecycle: "Draft", source: { init: { subpackage: "db" } } }),
+      undefined,
+      "CREATE",
+      [
+        'spec.source.init.subpackage ("db") is not supported: init creates the package itself; create it without subpackage, then add db/Kptfile through its PackageRevisionResources',
+      ],
+    ],
+    [
       "a new revision created Published",
       pr({ lifecycle: "Published", source: { init: {} } }),
       undefined,
