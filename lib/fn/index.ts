@@ -12,8 +12,6 @@ export {
   type FunctionRuntime,
   type FunctionRuntimeOptions,
   type PodRunnerFactory,
-  type RunRequest,
-  type RunResponse,
 } from "./runtime";
 export type { ExecLimits } from "./exec";
 export type { PodFunction, PodResourceList, PodRuntimeSettings } from "./pod-function";
@@ -37,4 +35,6 @@ export type {
   Pipeline,
   PipelineFunction,
   FunctionSelector,
+  RunRequest,
+  RunResponse,
 } from "./types";

@@ -9,9 +9,9 @@ import { resolveFunctionConfig } from "./function-config";
 import { addFunctionResult, type FunctionResult, type FunctionResultList } from "./results";
 import type { RuntimeName } from "./catalog";
 import { ExecDeniedError, FunctionRuntimeError } from "./runtime";
-import type { FunctionRunner, FunctionRuntime, RunItem, RunResponse } from "./runtime";
+import type { FunctionRunner, FunctionRuntime } from "./runtime";
 import { hasSelection, mergeSelection, selectItems } from "./selectors";
-import type { PackageFiles, Pipeline, PipelineFunction } from "./types";
+import type { PackageFiles, Pipeline, PipelineFunction, RunItem, RunResponse } from "./types";
 
 export type Stage = "mutator" | "validator";
 

@@ -4,7 +4,7 @@ import { restoreFormatting, sameContent } from "./comments";
 import type { ExecOutcome } from "./exec";
 import { parseResourceListYaml } from "./resource-list";
 import { hasErrorResult } from "./results";
-import type { RunRequest, RunResponse } from "./runtime";
+import type { RunRequest, RunResponse } from "./types";
 
 /**
  * Parses stdout as the output ResourceList and matches each item to the input it came from (its

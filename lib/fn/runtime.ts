@@ -2,8 +2,7 @@
 // (docs/function-catalog.md): the first entry matching the function's image or exec name picks
 // a built-in TypeScript implementation, a local executable, or a Pod. A function no entry can
 // run fails with the image, the runtime and the reason — never a silent skip.
-import type { Document } from "yaml";
-import { inputLimitProblem, type BuiltinLimits, type FunctionBound } from "./bounds";
+import { inputLimitProblem, type BuiltinLimits } from "./bounds";
 import { BUILTIN_FUNCTIONS } from "./builtins";
 import { DEFAULT_BUILTIN_MEMORY_MIB, sharedBuiltinPool, type BuiltinPool } from "./builtin-pool";
 import { decodeResponse, encodeRequest } from "./builtin-pool/wire";
@@ -18,34 +17,10 @@ import {
 import { runProcess, type ExecLimits } from "./exec";
 import type { PodFunction, PodRuntimeSettings } from "./pod-function";
 import { toResourceListYaml } from "./resource-list";
-import { errorResult, hasErrorResult, type ResultItem } from "./results";
+import { errorResult, hasErrorResult } from "./results";
 import { responseFromOutput } from "./run-output";
-import type { BuiltinFunction, FnItem, PipelineFunction } from "./types";
+import type { BuiltinFunction, PipelineFunction, RunRequest, RunResponse } from "./types";
 import { printableName } from "../packages/file-names";
-
-export interface RunRequest {
-  items: FnItem[];
-  functionConfig: Document | undefined;
-}
-
-/** An output resource; `source` is the index of the input it came from, if any. */
-export interface RunItem {
-  doc: Document;
-  path?: string;
-  index?: number;
-  source?: number;
-}
-
-export interface RunResponse {
-  items: RunItem[];
-  results: ResultItem[];
-  exitCode: number;
-  stderr?: string;
-  /** Why the run failed when the results alone do not say (exit code, timeout, bad output). */
-  failure?: string;
-  /** Set when `failure` is a bound the function exceeded. */
-  bound?: FunctionBound;
-}
 
 export interface FunctionRunner {
   runtime: RuntimeName;

@@ -2,6 +2,7 @@
 // function receives and returns (the KRM ResourceList, with documents kept as `yaml`
 // Documents so comments and field order survive).
 import type { Document } from "yaml";
+import type { FunctionBound } from "./bounds";
 import type { ResultItem } from "./results";
 
 /** A package: file path (relative to the root package, "/"-separated) → file content. */
@@ -57,3 +58,28 @@ export interface FnOutput {
 
 /** A function implemented in TypeScript; it may mutate the documents it is given. */
 export type BuiltinFunction = (input: FnInput) => FnOutput;
+
+/** One function run: its input (lib/fn/runtime.ts chooses the runner that takes it). */
+export interface RunRequest {
+  items: FnItem[];
+  functionConfig: Document | undefined;
+}
+
+/** An output resource; `source` is the index of the input it came from, if any. */
+export interface RunItem {
+  doc: Document;
+  path?: string;
+  index?: number;
+  source?: number;
+}
+
+export interface RunResponse {
+  items: RunItem[];
+  results: ResultItem[];
+  exitCode: number;
+  stderr?: string;
+  /** Why the run failed when the results alone do not say (exit code, timeout, bad output). */
+  failure?: string;
+  /** Set when `failure` is a bound the function exceeded. */
+  bound?: FunctionBound;
+}

@@ -25,7 +25,7 @@ import {
   type WrapperCall,
 } from "../../../lib/fn/pod";
 import { toResourceListYaml } from "../../../lib/fn/resource-list";
-import type { RunRequest, RunResponse } from "../../../lib/fn/runtime";
+import type { RunRequest, RunResponse } from "../../../lib/fn/types";
 import type { Logger } from "../../context";
 import type { WrapperTransport } from "./wrapper-client";
 

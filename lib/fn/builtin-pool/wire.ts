@@ -6,8 +6,7 @@
 import { Document } from "yaml";
 import { parseYamlFile } from "../../krm/documents";
 import { errorResult, hasErrorResult, type ResultItem } from "../results";
-import type { RunRequest, RunResponse } from "../runtime";
-import type { BuiltinFunction, FnItem } from "../types";
+import type { BuiltinFunction, FnItem, RunRequest, RunResponse } from "../types";
 
 interface WireItem {
   text: string;

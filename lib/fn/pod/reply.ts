@@ -3,7 +3,7 @@
 import type { FunctionBound } from "../bounds";
 import type { ExecOutcome } from "../exec";
 import { responseFromOutput } from "../run-output";
-import type { RunRequest, RunResponse } from "../runtime";
+import type { RunRequest, RunResponse } from "../types";
 
 /**
  * Why a pod run failed. The wrapper's own: Timeout, OutputTooLarge, StartFailed, Killed. The

@@ -7,7 +7,7 @@ import {
   type CallReading,
 } from "../../../../lib/fn/pod";
 import type { Pod } from "../../../../lib/cluster/kinds";
-import type { RunRequest } from "../../../../lib/fn/runtime";
+import type { RunRequest } from "../../../../lib/fn/types";
 
 const IMAGE = "localhost/porch-pepr/labeller:abc";
 const request: RunRequest = {

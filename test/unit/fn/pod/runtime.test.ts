@@ -8,7 +8,8 @@ import type { Logger } from "../../../../capabilities/context";
 import { PodKind, type Pod } from "../../../../lib/cluster/kinds";
 import { podTemplate, DEFAULT_POD_RUNTIME_LIMITS, type WrapperCall } from "../../../../lib/fn/pod";
 import type { PodFunction, PodRuntimeSettings } from "../../../../lib/fn/pod-function";
-import { FunctionRuntimeError, type RunRequest } from "../../../../lib/fn/runtime";
+import { FunctionRuntimeError } from "../../../../lib/fn/runtime";
+import type { RunRequest } from "../../../../lib/fn/types";
 import { MemoryCluster } from "../../../support/memory-cluster";
 
 // The pool against an in-memory API server: a fake kubelet makes each new Pod Ready (or fails
