@@ -6,6 +6,7 @@ import {
   PackageVariantSetKind,
   RepositoryKind,
   type PackageRevisionResources,
+  type PackageVariant,
   type PackageVariantSet,
   type Repository,
 } from "../crd-types";
@@ -14,8 +15,6 @@ import { WatchCache } from "../lib/controller/watch-cache";
 import type { CatalogSource, FunctionRuntime } from "../lib/fn";
 import { MutationChecks, VariantIndex } from "../lib/package-variant";
 import { SetIndex } from "../lib/package-variant-set";
-import type { VariantCache } from "./package-variant-set/variants";
-import type { RenderStatuses } from "./package-variant/status";
 import { AccessReviews } from "./shared/access-reviews";
 import { ContentStores } from "./shared/content-stores";
 import { Discovery } from "./shared/discovery";
@@ -29,6 +28,21 @@ export interface Logger {
   warn: LogFn;
   error: LogFn;
 }
+
+// The shapes of two caches are declared here rather than beside the code that fills them
+// (package-variant-set/variants.ts, package-variant/status.ts): those files take the context,
+// and the context importing them back made an import cycle.
+
+/** Every PackageVariant the capability's watch delivered, by the set UID they are labelled with. */
+export type VariantCache = WatchCache<PackageVariant>;
+
+type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatus"];
+
+/**
+ * Render status by revision name, as of the PackageRevisionResources version its revision says
+ * was last rendered: a status write re-reads the (large) resources object only after a render.
+ */
+export type RenderStatuses = Map<string, { version: string; renderStatus: RenderStatus }>;
 
 /** What the controllers keep between reconciles: caches fed by watches, and indexes. */
 export interface Caches {

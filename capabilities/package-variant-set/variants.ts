@@ -3,7 +3,7 @@ import { errorMessage } from "../../lib/errors";
 import { mapLimit } from "../../lib/controller/concurrency";
 import { PACKAGE_VARIANT_FINALIZER } from "../../lib/package-variant";
 import { DesiredVariant, nameTakenMessage, SetPlan } from "../../lib/package-variant-set";
-import { Indexers, WatchCache } from "../../lib/controller/watch-cache";
+import type { Indexers } from "../../lib/controller/watch-cache";
 import { findCondition } from "../../lib/kubernetes/conditions";
 import type { OperatorContext } from "../context";
 
@@ -11,9 +11,6 @@ export const SET_LABEL = "config.porch.kpt.dev/packagevariantset";
 
 /** Writes to the API at a time; a set of a thousand targets must not open a thousand requests. */
 const WRITE_CONCURRENCY = 16;
-
-/** Every PackageVariant the capability's watch delivered, by the set UID they are labelled with. */
-export type VariantCache = WatchCache<PackageVariant>;
 
 /** By the set that made them, and whether they are stalled ("true"). */
 export const variantIndexers: Indexers<PackageVariant> = {

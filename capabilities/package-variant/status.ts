@@ -14,12 +14,6 @@ import type { OperatorContext } from "../context";
 
 type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatus"];
 
-/**
- * Render status by revision name, as of the PackageRevisionResources version its revision says
- * was last rendered: a status write re-reads the (large) resources object only after a render.
- */
-export type RenderStatuses = Map<string, { version: string; renderStatus: RenderStatus }>;
-
 export function forgetRenderStatus(ctx: OperatorContext, pr: PackageRevision): void {
   ctx.caches.renderStatuses.delete(`${pr.metadata?.namespace ?? ""}/${pr.metadata?.name ?? ""}`);
 }
