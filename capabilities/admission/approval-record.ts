@@ -1,7 +1,7 @@
 import { PeprMutateRequest, PeprValidateRequest } from "pepr";
 import { PackageRevision } from "../../crd-types";
 import { NamespaceKind } from "../../lib/cluster/kinds";
-import type { Lifecycle } from "../../lib/git/types";
+import type { ApprovalRecord, Lifecycle } from "../../lib/git/types";
 import {
   APPROVED_BY_ANNOTATION,
   PROPOSED_BY_ANNOTATION,
@@ -10,7 +10,6 @@ import {
   recordProblems,
   selfApprovalForbidden,
   selfApprovalProblem,
-  type ApprovalRecord,
 } from "../../lib/packages/approval-record";
 import { errorMessage } from "../../lib/errors";
 import type { OperatorContext } from "../context";

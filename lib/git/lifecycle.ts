@@ -3,7 +3,7 @@
 // Ref update lists are ordered so that isomorphic-git's one-ref-at-a-time push, if interrupted,
 // leaves a state the next attempt completes (the CLI applies each list atomically).
 import { transitionProblem } from "../packages/lifecycle";
-import { approvalTrailers, type ApprovalRecord } from "../packages/approval-record";
+import { approvalTrailers } from "../packages/approval-record";
 import { signatureNow } from "./commit-format";
 import type { RefUpdate } from "./client";
 import type { RepoContext } from "./context";
@@ -21,6 +21,7 @@ import { replaceSubtree } from "./tree";
 import {
   LIFECYCLES,
   isPublished,
+  type ApprovalRecord,
   type Lifecycle,
   type PackageRevisionInfo,
   type PackageRevisionKey,

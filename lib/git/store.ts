@@ -7,10 +7,10 @@ import { GitStoreError } from "./errors";
 import { KPTFILE } from "../kpt/kptfile-name";
 import { readKptfile } from "../kpt/kptfile-read";
 import { deletePackage, updateLifecycle } from "./lifecycle";
-import type { ApprovalRecord } from "../packages/approval-record";
 import { gitNetworkFromEnv } from "./network";
 import { readFiles, subtreeAt } from "./tree";
 import type {
+  ApprovalRecord,
   ContentStore,
   GitClientKind,
   Lifecycle,

@@ -3,10 +3,18 @@
 // and PackageRevision capabilities see of it.
 
 import type { GitNetwork } from "./network";
-import type { ApprovalRecord } from "../packages/approval-record";
 import type { UpstreamLock } from "../kpt/types";
 
 export type { UpstreamLock } from "../kpt/types";
+
+/**
+ * Who proposed and who approved a revision (lib/packages/approval-record.ts reads and writes its
+ * annotations). Declared here, with the store that takes it, so git/ needs no import of packages/.
+ */
+export interface ApprovalRecord {
+  proposedBy?: string;
+  approvedBy?: string;
+}
 
 export type Lifecycle = "Draft" | "Proposed" | "Published" | "DeletionProposed";
 

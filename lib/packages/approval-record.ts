@@ -3,7 +3,7 @@
 // value (a validating step), so they are never a value a client chose; the controller writes
 // the approver into git (author and trailer of the publishing commit).
 import { safeIdentity } from "../git/identity";
-import type { Lifecycle } from "../git/types";
+import type { ApprovalRecord, Lifecycle } from "../git/types";
 
 export const PROPOSED_BY_ANNOTATION = "porch.kpt.dev/proposed-by";
 export const APPROVED_BY_ANNOTATION = "porch.kpt.dev/approved-by";
@@ -12,11 +12,6 @@ export const APPROVED_BY_ANNOTATION = "porch.kpt.dev/approved-by";
 export const FORBID_SELF_APPROVAL_VARIABLE = "PORCH_PEPR_FORBID_SELF_APPROVAL";
 /** The Namespace label (value "true") that opts one namespace into the same policy. */
 export const FORBID_SELF_APPROVAL_LABEL = "porch.kpt.dev/forbid-self-approval";
-
-export interface ApprovalRecord {
-  proposedBy?: string;
-  approvedBy?: string;
-}
 
 type Annotations = Record<string, string> | undefined;
 
