@@ -44,4 +44,27 @@ export default [
       "@typescript-eslint/no-floating-promises": "error",
     },
   },
+  {
+    // lib/ is framework-free logic that takes the cluster, clocks and settings as arguments;
+    // capabilities/ wires it to Pepr and the API server. A type import counts too
+    // (allowTypeImports is off): it still ties lib/ to the framework's shapes.
+    files: ["lib/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(pepr|kubernetes-fluent-client)(/.*)?$",
+              message: "lib/ stays framework-free: take what it needs as an argument.",
+            },
+            {
+              regex: "(^|/)capabilities(/|$)",
+              message: "lib/ must not import capabilities/: move the code to lib/ or pass it in.",
+            },
+          ],
+        },
+      ],
+    },
+  },
 ];
