@@ -11,14 +11,26 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
-/** p50 and p99 of the victim's times to Ready (ms); drafts that timed out count at the bound. */
-export function victimLatency(times: readonly number[], timedOut: number): VictimLatency {
+/**
+ * p50 and p99 of the victim's times to Ready (ms), drafts that timed out counting at the bound,
+ * and of its create requests alone when given.
+ */
+export function victimLatency(
+  times: readonly number[],
+  timedOut: number,
+  createTimes: readonly number[] = [],
+): VictimLatency {
   const sorted = [...times].sort((a, b) => a - b);
+  const creates = [...createTimes].sort((a, b) => a - b);
   return {
     drafts: times.length,
     p50Ms: Math.round(percentile(sorted, 50)),
     p99Ms: Math.round(percentile(sorted, 99)),
     timedOut,
+    ...(creates.length > 0 && {
+      createP50Ms: Math.round(percentile(creates, 50)),
+      createP99Ms: Math.round(percentile(creates, 99)),
+    }),
   };
 }
 

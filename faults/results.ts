@@ -132,6 +132,12 @@ export interface VictimLatency {
   p99Ms: number;
   /** Drafts not Ready within the bound (counted at the bound). */
   timedOut: number;
+  /**
+   * The create request alone (both admission webhooks and the API server's write): the part of
+   * p50Ms / p99Ms spent before the watcher saw the draft.
+   */
+  createP50Ms?: number;
+  createP99Ms?: number;
 }
 
 export interface AttackResult extends VictimLatency {

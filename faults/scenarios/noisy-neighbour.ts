@@ -72,11 +72,13 @@ async function victimSeries(
   sizes: NoisyNeighbourSizes,
 ): Promise<VictimLatency> {
   const times: number[] = [];
+  const creates: number[] = [];
   const boundMs = sizes.victimTimeoutSeconds * 1000;
   for (let i = 0; i < sizes.victimDrafts; i++) {
     const pr = draft(victim, `${label}-${i}`, { init: { description: "the victim's draft" } });
     const started = performance.now();
     await ctx.api.create(paths.pr(victim.ns), pr);
+    creates.push(performance.now() - started);
     try {
       const { at } = await victim.revisions.until(
         `victim draft ${pr.metadata.name} Ready`,
@@ -89,10 +91,10 @@ async function victimSeries(
       ctx.log(error instanceof Error ? error.message : String(error));
       const left = sizes.victimDrafts - i;
       times.push(...Array.from({ length: left }, () => boundMs));
-      return victimLatency(times, left);
+      return victimLatency(times, left, creates);
     }
   }
-  return victimLatency(times, 0);
+  return victimLatency(times, 0, creates);
 }
 
 const conditionsOf = (obj: KubeObject) => (obj.status?.conditions ?? []) as StatusCondition[];
@@ -131,7 +133,9 @@ async function underAttack(
     ctx.log(`${name}: starting the attack from ${ns}`);
     attack = await ATTACK_STARTS[name](ctx, ns, sizes);
     const latency = await victimSeries(ctx, victim, name.toLowerCase(), sizes);
-    ctx.log(`${name}: victim p50 ${latency.p50Ms} ms, p99 ${latency.p99Ms} ms`);
+    ctx.log(
+      `${name}: victim p50 ${latency.p50Ms} ms, p99 ${latency.p99Ms} ms (create request p50 ${latency.createP50Ms} ms, p99 ${latency.createP99Ms} ms)`,
+    );
     let groups = await attack.objects();
     while (!ended(attack, groups) && performance.now() < deadline) {
       await sleep(END_POLL_MS);
@@ -171,7 +175,9 @@ async function run(ctx: FaultContext, sizes: NoisyNeighbourSizes): Promise<Noisy
   const sampler = new WatcherSampler(ctx).start();
   try {
     const baseline = await victimSeries(ctx, victim, "idle", sizes);
-    ctx.log(`idle baseline: p50 ${baseline.p50Ms} ms, p99 ${baseline.p99Ms} ms`);
+    ctx.log(
+      `idle baseline: p50 ${baseline.p50Ms} ms, p99 ${baseline.p99Ms} ms (create request p99 ${baseline.createP99Ms} ms)`,
+    );
     const attacks: NoisyNeighbourResult["attacks"] = {};
     let unnamedLimits = 0;
     for (const name of ATTACKS) {

@@ -13,6 +13,13 @@ describe("the victim's latency", () => {
     expect(latency).toEqual({ drafts: 4, p50Ms: 1300, p99Ms: 9000, timedOut: 1 });
     expect(p99Ratio(latency.p99Ms, victimLatency([1500, 1000], 0))).toBe(6);
   });
+
+  it("splits off the create requests when they were timed", () => {
+    expect(victimLatency([900, 1000], 0, [300, 100])).toMatchObject({
+      createP50Ms: 100,
+      createP99Ms: 300,
+    });
+  });
 });
 
 describe("a condition naming a limit", () => {
