@@ -1,7 +1,7 @@
 // The render's view of the one Kptfile parse (lib/kpt/kptfile.ts): its `pipeline`, validated the
 // way kpt does before rendering (pkg/api/kptfile/v1 validation: image xor exec, configMap xor
 // configPath, configPath relative and inside the package).
-import { type Document, isAlias, isMap, isScalar, isSeq } from "yaml";
+import { type Alias, type Document, isAlias, isMap, isScalar, isSeq, visit } from "yaml";
 import { KptfileError, parseKptfile } from "../kpt/kptfile";
 import { getField } from "../krm/nodes";
 import type { FunctionSelector, Pipeline, PipelineFunction } from "./types";
@@ -14,7 +14,14 @@ type Stage = "mutators" | "validators";
 /** Parses a Kptfile's pipeline; throws KptfileError naming the file and field on bad input. */
 export function parsePipeline(kptfileText: string, kptfilePath: string): Pipeline {
   const kptfile = parseKptfile(kptfileText, kptfilePath);
-  const pipeline = asWritten(getField(kptfile.root, "pipeline"), kptfile.doc);
+  const walk: Walk = { nodes: MAX_PIPELINE_NODES, anchors: anchorTargets(kptfile.doc) };
+  const pipeline = asWritten(getField(kptfile.root, "pipeline"), walk, 0);
+  if (walk.nodes < 0)
+    throw invalid(
+      kptfilePath,
+      "pipeline",
+      `has more than ${MAX_PIPELINE_NODES} nodes, or is nested more than ${MAX_PIPELINE_DEPTH} deep, once its aliases are expanded`,
+    );
   if (isAbsent(pipeline)) return { mutators: [], validators: [] };
   if (!isRecord(pipeline)) throw invalid(kptfilePath, "pipeline", "must be a mapping");
   return {
@@ -117,14 +124,57 @@ function optionalStringMap(
  * Plain data with every scalar read as written, as YAML's failsafe schema reads it ("1.10"
  * stays "1.10", as Go's map[string]string decoding does for configMap values).
  */
-function asWritten(node: unknown, doc: Document): unknown {
-  if (isAlias(node)) return asWritten(node.resolve(doc), doc);
+/**
+ * Nodes a pipeline may have with its aliases expanded, and how deep. Each `*alias` copies its
+ * anchor's whole subtree, so a few hundred bytes of nested anchors expand to billions of nodes
+ * (a "billion laughs"), and an alias inside its own anchor never ends; this runs in the
+ * admission webhook and on the watcher's event loop. A real pipeline has a few hundred nodes.
+ */
+export const MAX_PIPELINE_NODES = 100_000;
+export const MAX_PIPELINE_DEPTH = 256;
+
+interface Walk {
+  /** Nodes left; below 0, the walk stopped. */
+  nodes: number;
+  anchors: Map<Alias, unknown>;
+}
+
+/**
+ * Each alias's node, found in one pass in document order (an alias names the nearest anchor
+ * before it): the library's own `resolve` searches the whole document for every alias.
+ */
+function anchorTargets(doc: Document): Map<Alias, unknown> {
+  const latest = new Map<string, unknown>();
+  const targets = new Map<Alias, unknown>();
+  visit(doc, {
+    Alias: (_key, alias) => void targets.set(alias, latest.get(alias.source)),
+    Node: (_key, node) => void (node.anchor && latest.set(node.anchor, node)),
+  });
+  return targets;
+}
+
+/** The node as plain values; past the walk's bounds (`nodes` below 0) it stops. */
+function asWritten(node: unknown, walk: Walk, depth: number): unknown {
+  if (--walk.nodes < 0 || depth > MAX_PIPELINE_DEPTH) {
+    walk.nodes = -1;
+    return undefined;
+  }
+  if (isAlias(node)) return asWritten(walk.anchors.get(node), walk, depth + 1);
   if (isScalar(node)) return scalarText(node);
-  if (isSeq(node)) return node.items.map(item => asWritten(item, doc));
+  if (isSeq(node)) {
+    const out: unknown[] = [];
+    for (const item of node.items) {
+      if (walk.nodes < 0) break;
+      out.push(asWritten(item, walk, depth + 1));
+    }
+    return out;
+  }
   if (isMap(node)) {
     const out: Record<string, unknown> = {};
-    for (const pair of node.items)
-      out[String(asWritten(pair.key, doc))] = asWritten(pair.value, doc);
+    for (const pair of node.items) {
+      if (walk.nodes < 0) break;
+      out[String(asWritten(pair.key, walk, depth + 1))] = asWritten(pair.value, walk, depth + 1);
+    }
     return out;
   }
   return undefined;

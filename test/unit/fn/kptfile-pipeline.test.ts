@@ -17,6 +17,39 @@ describe("parsePipeline", () => {
     });
   });
 
+  it("refuses a pipeline whose aliases expand past its bound, without expanding them", () => {
+    const levels = ["  l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"];
+    for (let i = 1; i <= 9; i++)
+      levels.push(
+        `  l${i}: &l${i} [${Array(10)
+          .fill(`*l${i - 1}`)
+          .join(", ")}]`,
+      );
+    // 10^10 nodes once expanded, from about 500 bytes
+    expect(() => parsePipeline(kptfile(`${levels.join("\n")}\n`), "Kptfile")).toThrow(
+      new KptfileError(
+        "Kptfile",
+        'Kptfile "Kptfile" is invalid: field `pipeline`: has more than 100000 nodes, or is nested more than 256 deep, once its aliases are expanded',
+      ),
+    );
+  });
+
+  it("refuses an alias inside its own anchor instead of following it forever", () => {
+    const text =
+      "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: app\npipeline: &p\n  x: *p\n";
+    expect(() => parsePipeline(text, "Kptfile")).toThrow(/nested more than 256 deep/);
+  });
+
+  it("follows an alias to the nearest anchor of that name before it", () => {
+    const text = kptfile(
+      "  mutators:\n    - image: a\n      configMap: {k: &v one}\n    - image: b\n      configMap: {k: &v two, again: *v}\n",
+    );
+    expect(parsePipeline(text, "Kptfile").mutators[1].configMap).toEqual({
+      k: "two",
+      again: "two",
+    });
+  });
+
   it("takes an absent or empty pipeline as no functions", () => {
     const none = { mutators: [], validators: [] };
     expect(parsePipeline("apiVersion: kpt.dev/v1\nkind: Kptfile\n", "Kptfile")).toEqual(none);
