@@ -21,8 +21,9 @@ import type { OperatorContext } from "../context";
 import { gitKey } from "../shared/git-key";
 import { applyCoreStatus } from "./status";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
+import { PACKAGE_REVISION_FINALIZER, repositoryOwner } from "../shared/revision-marks";
 
-export const FINALIZER = "porch.kpt.dev/packagerevisions";
+export const FINALIZER = PACKAGE_REVISION_FINALIZER;
 
 async function liveRepository(
   cluster: Cluster,
@@ -38,7 +39,8 @@ const escapeKey = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 
 /**
  * Finalizer, Repository UID annotation and ownerReference, in one patch, on first sight
- * (docs/package-revisions.md, “Finalizer and owner reference”). The ownerReference lets a deleted
+ * (docs/package-revisions.md, “Finalizer and owner reference”), unless the revision was
+ * created with them (shared/revision-marks.ts). The ownerReference lets a deleted
  * Repository cascade to its package revisions; the annotation records which registration of that
  * name the revision belongs to, and an ownerReference is only ever added for that one.
  */
@@ -71,12 +73,7 @@ async function ensureFinalizer(ctx: OperatorContext, pr: PackageRevision): Promi
     }
     // Not to one being deleted: orphaning just removed that owner, re-adding it would cascade.
     if (repo && uid && !hasOwner && recorded === uid && !repo.metadata?.deletionTimestamp) {
-      const owner = {
-        apiVersion: "config.porch.kpt.dev/v1alpha1",
-        kind: "Repository",
-        name: repo.metadata?.name ?? "",
-        uid,
-      };
+      const owner = repositoryOwner(repo);
       patch.push({ op: "add", path: "/metadata/ownerReferences", value: [...owners, owner] });
     }
   }

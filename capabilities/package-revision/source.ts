@@ -24,7 +24,7 @@ import { assertSafeFileNames } from "../../lib/packages/content-readiness";
 import { workspaceTakenBy } from "../shared/workspace-owners";
 import { errorMessage } from "../../lib/errors";
 import type { OperatorContext } from "../context";
-import { refreshLatestLabels } from "../shared/latest-revision-labels";
+import { updateLatestLabels } from "../shared/latest-revision-labels";
 import { writeResources } from "../shared/package-resources";
 import { gitKey } from "../shared/git-key";
 import { applyCoreStatus, applyRenderStatus, condition, MANAGER } from "./status";
@@ -319,14 +319,17 @@ async function commitSource(
     wanted === "Draft"
       ? readyInGit("Draft", condition(pr, "Rendered"))
       : { type: "Ready", status: "False", reason: "Pending", message: `awaiting ${wanted}` };
-  await applyCoreStatus(
+  const stated = await applyCoreStatus(
     ctx,
     pr,
     { creationSource: result.creationSource, selfLock, upstreamLock, revision: 0 },
     [ready, ...upgradeCondition(result.conflicts)],
   );
-  // A new revision is not the latest until published: give it the label's "false" now.
-  await refreshLatestLabels(ctx, pr);
+  // A new revision is not the latest until published: give it the label's "false" now. It
+  // changes no other revision's label, so they are not listed (a variant's draft has it
+  // already). As the status write answered: a patch of a revision without labels carries the
+  // resourceVersion, and this reconcile's own writes have moved it on.
+  await updateLatestLabels(ctx, [stated]);
   if (result.conflicts?.length) {
     await ctx.cluster.event(
       pr,

@@ -27,6 +27,7 @@ import { unreadableKind } from "../shared/readable-kinds";
 import { writeResources } from "../shared/package-resources";
 import { contentOf } from "../shared/revision-content";
 import { createDraft } from "./revisions";
+import { noteRenderStatus } from "./status";
 
 export const FIELD_MANAGER = "packagevariant-controller";
 
@@ -122,6 +123,7 @@ export async function checkMutations(
   if (checks.unchanged(revision, MutationChecks.stamp(pv, watched)))
     return { decision: decideMutations(step, false), injected: [], resourcesVersion: watched };
   const prr = await resourcesOf(ctx, step.downstream);
+  noteRenderStatus(ctx, step.downstream, prr);
   const { result, injected } = await mutated(ctx, pv, step.downstream, prr.spec?.resources ?? {});
   const stamp = MutationChecks.stamp(pv, prr.metadata?.resourceVersion);
   checks.record(revision, stamp, !result.changed && injected.length === 0);

@@ -4,6 +4,7 @@ import { onlyIfUnchanged, type JsonPatchOperation } from "../../lib/cluster/port
 import { variantLabelValue, variantMarks, type RevisionChange } from "../../lib/package-variant";
 import type { OperatorContext } from "../context";
 import { PACKAGE_VARIANT_LABEL } from "../shared/revision-cache";
+import { newDraftMetadata } from "../shared/revision-marks";
 
 /**
  * The revisions a PackageVariant's decisions need: its upstream package's, its downstream
@@ -63,11 +64,8 @@ export async function createDraft(
     labels,
     ...(Object.keys(annotations).length > 0 && { annotations }),
   };
-  const made = await ctx.cluster.create(
-    PackageRevisionKind,
-    { ...draft, metadata },
-    { tolerateExisting: true },
-  );
+  const marked = { ...draft, metadata: await newDraftMetadata(ctx, { ...draft, metadata }) };
+  const made = await ctx.cluster.create(PackageRevisionKind, marked, { tolerateExisting: true });
   return made !== undefined;
 }
 

@@ -18,6 +18,22 @@ export function forgetRenderStatus(ctx: OperatorContext, pr: PackageRevision): v
   ctx.caches.renderStatuses.delete(`${pr.metadata?.namespace ?? ""}/${pr.metadata?.name ?? ""}`);
 }
 
+/**
+ * Keeps the render status of a PackageRevisionResources this reconcile read anyway (the
+ * mutation check reads the files) when it is the version its revision says was rendered: the
+ * status write then reads it no second time.
+ */
+export function noteRenderStatus(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  prr: PackageRevisionResources,
+): void {
+  const version = prr.metadata?.resourceVersion;
+  if (!version || version !== pr.status?.observedPrrResourceVersion) return;
+  const key = `${pr.metadata?.namespace ?? ""}/${pr.metadata?.name ?? ""}`;
+  ctx.caches.renderStatuses.set(key, { version, renderStatus: prr.status?.renderStatus });
+}
+
 async function renderStatusOf(
   ctx: OperatorContext,
   namespace: string,
