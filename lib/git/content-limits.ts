@@ -17,6 +17,10 @@ export interface GitContentLimits {
   maxFetchBytes: number;
   /** Most entries (files and directories, recursively) one tree listing may return. */
   maxTreeEntries: number;
+  /** Largest object of a fetched pack, inflated (a delta: also the object it makes). */
+  maxObjectBytes: number;
+  /** Most bytes the objects of one fetched pack may take inflated, deltas' results included. */
+  maxInflatedBytes: number;
 }
 
 /**
@@ -26,7 +30,9 @@ export interface GitContentLimits {
  * history, and isomorphic-git holds it in memory: 128 MiB is a quarter of a 512 MiB pod. A few
  * kilobytes of trees that name each other can list as a billion entries: 100,000 entries is far
  * above a real repository's directory and bounds the listing of a package or a Repository's
- * directory.
+ * directory. isomorphic-git inflates each object of a fetched pack whole (about four copies at
+ * once): 16 MiB per object keeps that near 64 MiB, far above a package file; 512 MiB for a whole
+ * pack is 4x the fetch limit, a generous ratio for text, and bounds the time spent inflating.
  */
 export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxFileBytes: 1024 * 1024,
@@ -34,6 +40,8 @@ export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxPackageFiles: 1000,
   maxFetchBytes: 128 * 1024 * 1024,
   maxTreeEntries: 100_000,
+  maxObjectBytes: 16 * 1024 * 1024,
+  maxInflatedBytes: 512 * 1024 * 1024,
 };
 
 /** The environment setting of each limit, named in every refusal. */
@@ -43,6 +51,8 @@ export const LIMIT_SETTINGS: Record<keyof GitContentLimits, string> = {
   maxPackageFiles: "PORCH_PEPR_GIT_MAX_PACKAGE_FILES",
   maxFetchBytes: "PORCH_PEPR_GIT_MAX_FETCH_BYTES",
   maxTreeEntries: "PORCH_PEPR_GIT_MAX_TREE_ENTRIES",
+  maxObjectBytes: "PORCH_PEPR_GIT_MAX_OBJECT_BYTES",
+  maxInflatedBytes: "PORCH_PEPR_GIT_MAX_INFLATED_BYTES",
 };
 
 /** A positive number from a setting, else `fallback`. */
@@ -69,6 +79,8 @@ export function overLimit(
     maxPackageFiles: "limit of %d files per package",
     maxFetchBytes: "per-fetch limit of %d bytes",
     maxTreeEntries: "limit of %d entries per tree listing",
+    maxObjectBytes: "per-object limit of %d bytes inflated",
+    maxInflatedBytes: "per-fetch limit of %d bytes inflated",
   }[key].replace("%d", String(limits[key]));
   return `over the ${what} (${LIMIT_SETTINGS[key]})`;
 }

@@ -33,6 +33,7 @@ import {
   replayingAdvertisement,
 } from "./iso-http";
 import { guardedHttpClient, timeoutError } from "./iso-transport";
+import { packScanningHttp } from "./iso-pack-guard";
 import { gitNetworkFromEnv, limitsOf, type GitNetwork } from "./network";
 import {
   LISTING_BYTES_PER_ENTRY,
@@ -397,7 +398,9 @@ export class IsoGitClient implements GitClient {
       network.timeouts.totalMs,
     );
     try {
-      const http = guardedHttpClient(network, deadline.signal, this.opts.url);
+      const guarded = guardedHttpClient(network, deadline.signal, this.opts.url);
+      // Every pack is scanned before isomorphic-git inflates it (pack-scan.ts).
+      const http = packScanningHttp(guarded, limitsOf(network), this.opts.url, deadline.signal);
       return await call(httpWithHeadHint(http, this.opts.branch));
     } catch (err) {
       const status = httpStatus(err);

@@ -92,7 +92,7 @@ export async function bytes(body: AsyncIterableIterator<Uint8Array>): Promise<Bu
   return Buffer.concat(chunks);
 }
 
-function once(body: Buffer): AsyncIterableIterator<Uint8Array> {
+export function once(body: Buffer): AsyncIterableIterator<Uint8Array> {
   return (async function* () {
     yield body;
   })();

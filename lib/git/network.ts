@@ -65,7 +65,7 @@ export interface GitNetwork {
 /**
  * Settings from PORCH_PEPR_GIT_ALLOW_HTTP, ..._ALLOW_FILE, ..._{CONNECT,IDLE,TOTAL}_TIMEOUT_MS,
  * ..._LOW_SPEED_LIMIT, ..._LOW_SPEED_TIME_MS and the content limits
- * ..._MAX_{FILE,PACKAGE,FETCH}_BYTES, ..._MAX_PACKAGE_FILES.
+ * ..._MAX_{FILE,PACKAGE,FETCH,OBJECT,INFLATED}_BYTES, ..._MAX_PACKAGE_FILES, ..._MAX_TREE_ENTRIES.
  */
 export function gitNetworkFromEnv(env: NodeJS.ProcessEnv): GitNetwork {
   return {

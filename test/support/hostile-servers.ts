@@ -80,7 +80,7 @@ export async function startTrickleServer(
   };
 }
 
-async function startHttp(
+export async function startHttp(
   host: string,
   answer: (req: http.IncomingMessage, res: http.ServerResponse) => void,
 ): Promise<HostileServer> {

@@ -234,6 +234,8 @@ describe("configuration", () => {
       maxPackageFiles: 1000,
       maxFetchBytes: 128 * 1024 * 1024,
       maxTreeEntries: 100_000,
+      maxObjectBytes: 16 * 1024 * 1024,
+      maxInflatedBytes: 512 * 1024 * 1024,
     });
     expect(
       gitNetworkFromEnv({
@@ -241,6 +243,7 @@ describe("configuration", () => {
         PORCH_PEPR_GIT_MAX_PACKAGE_BYTES: "20",
         PORCH_PEPR_GIT_MAX_PACKAGE_FILES: "0",
         PORCH_PEPR_GIT_MAX_FETCH_BYTES: "x",
+        PORCH_PEPR_GIT_MAX_INFLATED_BYTES: "30",
       }).limits,
     ).toEqual({
       maxFileBytes: 10,
@@ -248,6 +251,8 @@ describe("configuration", () => {
       maxPackageFiles: 1000,
       maxFetchBytes: 128 * 1024 * 1024,
       maxTreeEntries: 100_000,
+      maxObjectBytes: 16 * 1024 * 1024,
+      maxInflatedBytes: 30,
     });
   });
 });
