@@ -17,6 +17,8 @@ export interface GitContentLimits {
   maxFetchBytes: number;
   /** Most entries (files and directories, recursively) one tree listing may return. */
   maxTreeEntries: number;
+  /** Most package revisions one Repository may have (each becomes two objects in the cluster). */
+  maxRevisions: number;
 }
 
 /**
@@ -26,7 +28,10 @@ export interface GitContentLimits {
  * history, and isomorphic-git holds it in memory: 128 MiB is a quarter of a 512 MiB pod. A few
  * kilobytes of trees that name each other can list as a billion entries: 100,000 entries is far
  * above a real repository's directory and bounds the listing of a package or a Repository's
- * directory.
+ * directory. Each package revision is a PackageRevision and a PackageRevisionResources in etcd
+ * and in the watcher's caches (a few KiB each for a typical package): 10,000 per Repository is
+ * several times a large real catalog (hundreds of packages, tens of revisions each) and keeps
+ * one Repository's objects to tens of MiB of a 512 MiB pod, not the 200,000 a tag flood makes.
  */
 export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxFileBytes: 1024 * 1024,
@@ -34,6 +39,7 @@ export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxPackageFiles: 1000,
   maxFetchBytes: 128 * 1024 * 1024,
   maxTreeEntries: 100_000,
+  maxRevisions: 10_000,
 };
 
 /** The environment setting of each limit, named in every refusal. */
@@ -43,6 +49,7 @@ export const LIMIT_SETTINGS: Record<keyof GitContentLimits, string> = {
   maxPackageFiles: "PORCH_PEPR_GIT_MAX_PACKAGE_FILES",
   maxFetchBytes: "PORCH_PEPR_GIT_MAX_FETCH_BYTES",
   maxTreeEntries: "PORCH_PEPR_GIT_MAX_TREE_ENTRIES",
+  maxRevisions: "PORCH_PEPR_REPOSITORY_MAX_REVISIONS",
 };
 
 /** A positive number from a setting, else `fallback`. */
@@ -69,6 +76,7 @@ export function overLimit(
     maxPackageFiles: "limit of %d files per package",
     maxFetchBytes: "per-fetch limit of %d bytes",
     maxTreeEntries: "limit of %d entries per tree listing",
+    maxRevisions: "limit of %d package revisions per repository",
   }[key].replace("%d", String(limits[key]));
   return `over the ${what} (${LIMIT_SETTINGS[key]})`;
 }
@@ -142,6 +150,19 @@ export function checkPackageFiles(files: SizedFile[], limits: GitContentLimits):
       "ContentTooLarge",
       `the package's files are ${total} bytes in all, ${overLimit("maxPackageBytes", limits)}`,
     );
+}
+
+/**
+ * Why a repository with `count` package revisions is not mirrored, or undefined when it may be.
+ * `what` says what was counted: refs, before any is read, or the revisions listed.
+ */
+export function revisionCountProblem(
+  count: number,
+  limits: GitContentLimits,
+  what = "package revisions",
+): string | undefined {
+  if (count <= limits.maxRevisions) return undefined;
+  return `the repository has ${count} ${what}, ${overLimit("maxRevisions", limits)}; nothing is mirrored from it until it has fewer, and revisions already mirrored are kept`;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

@@ -17,6 +17,7 @@ const LIMITS: GitContentLimits = {
   maxPackageFiles: 4,
   maxFetchBytes: DEFAULT_CONTENT_LIMITS.maxFetchBytes,
   maxTreeEntries: DEFAULT_CONTENT_LIMITS.maxTreeEntries,
+  maxRevisions: DEFAULT_CONTENT_LIMITS.maxRevisions,
 };
 const BINARY = Buffer.from("\xff\xfe\x00\x01binary\x80", "latin1");
 // A BOM, text in three scripts and a 4-byte character: valid UTF-8 that must not change.

@@ -234,6 +234,7 @@ describe("configuration", () => {
       maxPackageFiles: 1000,
       maxFetchBytes: 128 * 1024 * 1024,
       maxTreeEntries: 100_000,
+      maxRevisions: 10_000,
     });
     expect(
       gitNetworkFromEnv({
@@ -241,6 +242,7 @@ describe("configuration", () => {
         PORCH_PEPR_GIT_MAX_PACKAGE_BYTES: "20",
         PORCH_PEPR_GIT_MAX_PACKAGE_FILES: "0",
         PORCH_PEPR_GIT_MAX_FETCH_BYTES: "x",
+        PORCH_PEPR_REPOSITORY_MAX_REVISIONS: "50",
       }).limits,
     ).toEqual({
       maxFileBytes: 10,
@@ -248,6 +250,7 @@ describe("configuration", () => {
       maxPackageFiles: 1000,
       maxFetchBytes: 128 * 1024 * 1024,
       maxTreeEntries: 100_000,
+      maxRevisions: 50,
     });
   });
 });
