@@ -130,27 +130,38 @@ interface SizedFile {
 }
 
 /**
+ * Every limit a package's files (known sizes) break, one sentence each: the file count, each
+ * file over the per-file limit, the sum. Shared by the git store, admission and the render.
+ */
+export function packageLimitProblems(files: SizedFile[], limits: GitContentLimits): string[] {
+  const problems: string[] = [];
+  if (files.length > limits.maxPackageFiles)
+    problems.push(`the package has ${files.length} files, ${overLimit("maxPackageFiles", limits)}`);
+  let total = 0;
+  for (const f of files) {
+    if (f.size === undefined) continue;
+    if (f.size > limits.maxFileBytes) problems.push(fileTooLarge(f.path, f.size, limits).message);
+    total += f.size;
+  }
+  if (total > limits.maxPackageBytes)
+    problems.push(
+      `the package's files are ${total} bytes in all, ${overLimit("maxPackageBytes", limits)}`,
+    );
+  return problems;
+}
+
+/**
  * Throws ContentTooLarge when a package's files (known sizes) break a limit: checked before any
  * blob is read, and again with the read sizes.
  */
 export function checkPackageFiles(files: SizedFile[], limits: GitContentLimits): void {
-  if (files.length > limits.maxPackageFiles)
-    throw new GitStoreError(
-      "ContentTooLarge",
-      `the package has ${files.length} files, ${overLimit("maxPackageFiles", limits)}`,
-    );
-  let total = 0;
-  for (const f of files) {
-    if (f.size === undefined) continue;
-    if (f.size > limits.maxFileBytes) throw fileTooLarge(f.path, f.size, limits);
-    total += f.size;
-  }
-  if (total > limits.maxPackageBytes)
-    throw new GitStoreError(
-      "ContentTooLarge",
-      `the package's files are ${total} bytes in all, ${overLimit("maxPackageBytes", limits)}`,
-    );
+  const [first] = packageLimitProblems(files, limits);
+  if (first !== undefined) throw new GitStoreError("ContentTooLarge", first);
 }
+
+/** A package's files as text, sized as git stores them (UTF-8 bytes). */
+export const sizedFiles = (files: Record<string, string>): SizedFile[] =>
+  Object.entries(files).map(([path, text]) => ({ path, size: Buffer.byteLength(text, "utf8") }));
 
 /**
  * Why a repository with `count` package revisions is not mirrored, or undefined when it may be.
