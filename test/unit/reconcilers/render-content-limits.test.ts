@@ -41,4 +41,23 @@ describe("reconcileRender: files over the git content limits", () => {
     const inGit = await d.store.getPackageContent(d.key);
     expect(Object.keys(inGit.files).sort()).toEqual(["Kptfile", "configmap.yaml"]);
   });
+
+  it("refuses rendered files over them, naming the file, and commits nothing of the render", async () => {
+    // Under the limit as written; the labels the render adds take it over.
+    const padded = configMap("app", "x".repeat(2000 - configMap("app", "").length));
+    const d = await draftRevision(h, { ...files, "configmap.yaml": padded });
+
+    await reconcileRender(h.ctx, d.pr, d.store);
+
+    const after = await current(h.cluster, PackageRevisionKind, d.pr);
+    expect(after.status?.conditions?.find(c => c.type === "Rendered")).toMatchObject({
+      status: "False",
+      reason: "ContentTooLarge",
+      message: expect.stringMatching(
+        /^the rendered files: file "configmap\.yaml" is \d+ bytes, over the per-file limit of 2000 bytes \(PORCH_PEPR_GIT_MAX_FILE_BYTES\)$/,
+      ),
+    });
+    const inGit = await d.store.getPackageContent(d.key);
+    expect(inGit.files["configmap.yaml"]).toBe(padded);
+  });
 });
