@@ -2,6 +2,7 @@ import { PeprValidateRequest } from "pepr";
 import { PackageRevision, PackageRevisionKind, PackageRevisionResources } from "../../crd-types";
 import { errorMessage } from "../../lib/errors";
 import { gitUrlPolicyFromEnv } from "../../lib/git/url-policy";
+import { gitContentLimitsFromEnv } from "../../lib/git/content-limits";
 import {
   AdmissionContext,
   approvalProblem,
@@ -122,7 +123,8 @@ async function ownerLifecycle(
 
 /**
  * Edits of a published revision's files are refused (its PackageRevision says which it is);
- * files with unsafe names or exec functions the function catalog does not run, always.
+ * files with unsafe names, over the git content limits or with exec functions the function
+ * catalog does not run, always.
  */
 export async function validateResourcesRequest(
   ctx: OperatorContext,
@@ -140,6 +142,8 @@ export async function validateResourcesRequest(
         lifecycle,
         admission,
         ctx.render.catalog.current(),
+        // The watcher's settings: both processes get the module's environment.
+        gitContentLimitsFromEnv(process.env),
       ),
     );
   } catch (error) {

@@ -9,7 +9,12 @@ import { CATALOG_FAILURE_REASONS, renderPackage } from "../../lib/fn";
 import { findCondition, type ConditionInput } from "../../lib/kubernetes/conditions";
 import { isGitStoreError, isPublished, type ContentStore } from "../../lib/git";
 import { isPermanentError, PermanentError } from "../../lib/controller/permanent-error";
-import { assertSafeFileNames, awaitsFunctionCatalog } from "../../lib/packages/content-readiness";
+import {
+  assertSafeFileNames,
+  assertWithinContentLimits,
+  awaitsFunctionCatalog,
+} from "../../lib/packages/content-readiness";
+import { gitContentLimitsFromEnv } from "../../lib/git/content-limits";
 import { keyOf } from "../../lib/controller/manager";
 import { isConflict } from "../../lib/cluster/errors";
 import type { OperatorContext } from "../context";
@@ -41,8 +46,8 @@ export interface RenderedPackage {
 }
 
 /**
- * Renders `files`. Rendered files git cannot take (unsafe names) throw PermanentError
- * (UnsafeFileNames): nothing of this render is kept. A render that fails for want of a function
+ * Renders `files`. Rendered files git cannot take (unsafe names, over the git content limits)
+ * throw PermanentError (UnsafeFileNames, ContentTooLarge): nothing of this render is kept. A render that fails for want of a function
  * is remembered with the catalog generation it ran under (see catalogRetry).
  */
 export async function renderFiles(
@@ -57,7 +62,14 @@ export async function renderFiles(
     ctx.render.catalogFailures.set(keyOf(pr), generation);
   else ctx.render.catalogFailures.delete(keyOf(pr));
   const keep = out.ok || pr.metadata?.annotations?.[PUSH_ON_RENDER_FAILURE] === "true";
-  if (keep) assertSafeFileNames(out.files, "the rendered files");
+  if (keep) {
+    assertSafeFileNames(out.files, "the rendered files");
+    assertWithinContentLimits(
+      out.files,
+      "the rendered files",
+      gitContentLimitsFromEnv(process.env),
+    );
+  }
   return {
     ...(keep && { kept: out.files }),
     renderStatus: { result: out.results, ...(out.error && { error: out.error.message }) },
@@ -214,8 +226,9 @@ async function unpublishedInGit(pr: PackageRevision, store: ContentStore): Promi
  * a controller mutation; a new draft's source renders its own files). The rendered files go
  * back to the PackageRevisionResources with its resourceVersion as precondition (a newer edit
  * wins and is rendered next) and then to the draft branch. A failed render keeps the last good content in
- * git unless the revision asks for push-on-render-failure. Files git cannot take (unsafe names:
- * the webhook may have been down) stop at Rendered=False and Ready=False until they change.
+ * git unless the revision asks for push-on-render-failure. Files git cannot take (unsafe names,
+ * over the git content limits: the webhook may have been down) stop at Rendered=False and
+ * Ready=False until they change.
  */
 export async function reconcileRender(
   ctx: OperatorContext,
@@ -243,6 +256,12 @@ export async function reconcileRender(
   try {
     await applyRenderStatus(ctx, pr, { renderingPrrResourceVersion: version });
     assertSafeFileNames(prr.spec?.resources ?? {}, "spec.resources");
+    // Admission refuses these too; an edit made while the webhook was down is refused here.
+    assertWithinContentLimits(
+      prr.spec?.resources ?? {},
+      "spec.resources",
+      gitContentLimitsFromEnv(process.env),
+    );
     const { kept, renderStatus, rendered } = await renderFiles(ctx, pr, prr.spec?.resources ?? {});
     try {
       if (kept && !isDeepStrictEqual(kept, prr.spec?.resources))

@@ -1,6 +1,6 @@
 import { Repository, RepositoryKind } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
-import { failureReason } from "../../lib/git";
+import { failureReason, isGitStoreError } from "../../lib/git";
 import { errorMessage } from "../../lib/errors";
 import type { OperatorContext } from "../context";
 import { splitKey } from "../../lib/controller/manager";
@@ -34,7 +34,9 @@ function syncMessage(revisions: number, result: MirrorResult): string {
  * failure (unreachable URL, wrong credentials, missing branch) is Ready=False with the reason
  * (Timeout for a server that does not answer in time, Unavailable for one that cannot be reached,
  * cuts the connection or answers 502/503/504, URLNotAllowed for a refused URL) and
- * touches neither git nor any object; the queue retries with backoff.
+ * touches neither git nor any object; the queue retries with backoff. More package revisions
+ * than PORCH_PEPR_REPOSITORY_MAX_REVISIONS is Ready=False TooManyRevisions: nothing is mirrored
+ * or deleted, and git is read again when the next sync is due.
  */
 export async function reconcileRepository(
   key: string,
@@ -68,12 +70,16 @@ export async function reconcileRepository(
       observedRunOnceAt: runOnce.due ? runOnce.at : undefined,
     });
   } catch (error) {
+    // Over the revision cap no retry helps until git changes: said once, read again at the
+    // next scheduled sync rather than with backoff (each attempt fetches every ref).
+    const tooMany = isGitStoreError(error, "TooManyRevisions");
     await writeRepositoryStatus(ctx, repo, {
       ready: false,
       reason: failureReason(error, "Error"),
       message: errorMessage(error),
+      ...(tooMany && { nextSyncAt: next }),
     });
-    throw error;
+    if (!tooMany) throw error;
   }
   return { requeueAfterMs: untilNext(repo, next, now) };
 }

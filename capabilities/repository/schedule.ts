@@ -24,7 +24,10 @@ export function runOnceDue(repo: Repository, now: Date): { due: boolean; at?: st
  * check every sync would trigger the next one.
  */
 export function syncDue(repo: Repository, now: Date): boolean {
-  const ready = repo.status?.conditions?.find(c => c.type === "Ready")?.status === "True";
+  const condition = repo.status?.conditions?.find(c => c.type === "Ready");
+  // Refused for its revision count, it waits for its schedule like a ready one: every attempt
+  // fetches every ref, and only a change in git (or of the spec) can end the refusal.
+  const ready = condition?.status === "True" || condition?.reason === "TooManyRevisions";
   const next = repo.status?.nextFullSyncTime ? new Date(repo.status.nextFullSyncTime).getTime() : 0;
   return (
     !ready ||

@@ -5,7 +5,10 @@ import { Condition, setCondition } from "../../lib/kubernetes/conditions";
 
 export interface SyncReport {
   ready: boolean;
-  /** "Ready", or why not: "Error", "Timeout", "Unavailable", "URLNotAllowed", "Reconciling". */
+  /**
+   * "Ready", or why not: "Error", "Timeout", "Unavailable", "URLNotAllowed", "TooManyRevisions",
+   * "Reconciling".
+   */
   reason: string;
   message: string;
   commit?: string;

@@ -21,6 +21,8 @@ export interface GitContentLimits {
   maxObjectBytes: number;
   /** Most bytes the objects of one fetched pack may take inflated, deltas' results included. */
   maxInflatedBytes: number;
+  /** Most package revisions one Repository may have (each becomes two objects in the cluster). */
+  maxRevisions: number;
 }
 
 /**
@@ -33,6 +35,10 @@ export interface GitContentLimits {
  * directory. isomorphic-git inflates each object of a fetched pack whole (about four copies at
  * once): 16 MiB per object keeps that near 64 MiB, far above a package file; 512 MiB for a whole
  * pack is 4x the fetch limit, a generous ratio for text, and bounds the time spent inflating.
+ * Each package revision is a PackageRevision and a PackageRevisionResources in etcd
+ * and in the watcher's caches (a few KiB each for a typical package): 10,000 per Repository is
+ * several times a large real catalog (hundreds of packages, tens of revisions each) and keeps
+ * one Repository's objects to tens of MiB of a 512 MiB pod, not the 200,000 a tag flood makes.
  */
 export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxFileBytes: 1024 * 1024,
@@ -42,6 +48,7 @@ export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxTreeEntries: 100_000,
   maxObjectBytes: 16 * 1024 * 1024,
   maxInflatedBytes: 512 * 1024 * 1024,
+  maxRevisions: 10_000,
 };
 
 /** The environment setting of each limit, named in every refusal. */
@@ -53,6 +60,7 @@ export const LIMIT_SETTINGS: Record<keyof GitContentLimits, string> = {
   maxTreeEntries: "PORCH_PEPR_GIT_MAX_TREE_ENTRIES",
   maxObjectBytes: "PORCH_PEPR_GIT_MAX_OBJECT_BYTES",
   maxInflatedBytes: "PORCH_PEPR_GIT_MAX_INFLATED_BYTES",
+  maxRevisions: "PORCH_PEPR_REPOSITORY_MAX_REVISIONS",
 };
 
 /** A positive number from a setting, else `fallback`. */
@@ -81,6 +89,7 @@ export function overLimit(
     maxTreeEntries: "limit of %d entries per tree listing",
     maxObjectBytes: "per-object limit of %d bytes inflated",
     maxInflatedBytes: "per-fetch limit of %d bytes inflated",
+    maxRevisions: "limit of %d package revisions per repository",
   }[key].replace("%d", String(limits[key]));
   return `over the ${what} (${LIMIT_SETTINGS[key]})`;
 }
@@ -134,26 +143,50 @@ interface SizedFile {
 }
 
 /**
+ * Every limit a package's files (known sizes) break, one sentence each: the file count, each
+ * file over the per-file limit, the sum. Shared by the git store, admission and the render.
+ */
+export function packageLimitProblems(files: SizedFile[], limits: GitContentLimits): string[] {
+  const problems: string[] = [];
+  if (files.length > limits.maxPackageFiles)
+    problems.push(`the package has ${files.length} files, ${overLimit("maxPackageFiles", limits)}`);
+  let total = 0;
+  for (const f of files) {
+    if (f.size === undefined) continue;
+    if (f.size > limits.maxFileBytes) problems.push(fileTooLarge(f.path, f.size, limits).message);
+    total += f.size;
+  }
+  if (total > limits.maxPackageBytes)
+    problems.push(
+      `the package's files are ${total} bytes in all, ${overLimit("maxPackageBytes", limits)}`,
+    );
+  return problems;
+}
+
+/**
  * Throws ContentTooLarge when a package's files (known sizes) break a limit: checked before any
  * blob is read, and again with the read sizes.
  */
 export function checkPackageFiles(files: SizedFile[], limits: GitContentLimits): void {
-  if (files.length > limits.maxPackageFiles)
-    throw new GitStoreError(
-      "ContentTooLarge",
-      `the package has ${files.length} files, ${overLimit("maxPackageFiles", limits)}`,
-    );
-  let total = 0;
-  for (const f of files) {
-    if (f.size === undefined) continue;
-    if (f.size > limits.maxFileBytes) throw fileTooLarge(f.path, f.size, limits);
-    total += f.size;
-  }
-  if (total > limits.maxPackageBytes)
-    throw new GitStoreError(
-      "ContentTooLarge",
-      `the package's files are ${total} bytes in all, ${overLimit("maxPackageBytes", limits)}`,
-    );
+  const [first] = packageLimitProblems(files, limits);
+  if (first !== undefined) throw new GitStoreError("ContentTooLarge", first);
+}
+
+/** A package's files as text, sized as git stores them (UTF-8 bytes). */
+export const sizedFiles = (files: Record<string, string>): SizedFile[] =>
+  Object.entries(files).map(([path, text]) => ({ path, size: Buffer.byteLength(text, "utf8") }));
+
+/**
+ * Why a repository with `count` package revisions is not mirrored, or undefined when it may be.
+ * `what` says what was counted: refs, before any is read, or the revisions listed.
+ */
+export function revisionCountProblem(
+  count: number,
+  limits: GitContentLimits,
+  what = "package revisions",
+): string | undefined {
+  if (count <= limits.maxRevisions) return undefined;
+  return `the repository has ${count} ${what}, ${overLimit("maxRevisions", limits)}; nothing is mirrored from it until it has fewer, and revisions already mirrored are kept`;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

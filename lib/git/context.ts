@@ -11,7 +11,7 @@ import {
 } from "./client";
 import { CliGitClient } from "./cli-client";
 import { signatureNow } from "./commit-format";
-import { Discovery } from "./discovery";
+import { Discovery, revisionRefCount } from "./discovery";
 import { GitStoreError, PushRejectedError, displayUrl } from "./errors";
 import { IsoGitClient } from "./iso-client";
 import {
@@ -23,7 +23,7 @@ import {
 } from "./layout";
 import { withLock } from "./mutex";
 import { assertUrlAllowed, limitsOf, type GitNetwork } from "./network";
-import type { GitContentLimits } from "./content-limits";
+import { revisionCountProblem, type GitContentLimits } from "./content-limits";
 import { selectRevision } from "./revision-rank";
 import { buildTree } from "./tree";
 import type {
@@ -203,9 +203,27 @@ export class RepoContext {
     return head.commit;
   }
 
+  /**
+   * The revisions of one package, or of every package: that whole listing (a Repository's sync)
+   * throws TooManyRevisions over the cap, counted from the refs before any is read (a flood of
+   * tags costs no reads) and again as listed (the branch's packages count too).
+   */
   async listPackage(packageName?: string): Promise<PackageRevisionInfo[]> {
+    const refs = this.currentRefs();
     const scope = { branch: this.config.branch, directory: this.config.directory, packageName };
-    return this.discovery.list(this.currentRefs(), scope);
+    if (packageName !== undefined) return this.discovery.list(refs, scope);
+    this.checkRevisionCount(
+      revisionRefCount(refs.keys(), scope.directory),
+      "refs that may name package revisions",
+    );
+    const all = await this.discovery.list(refs, scope);
+    this.checkRevisionCount(all.length);
+    return all;
+  }
+
+  private checkRevisionCount(count: number, what?: string): void {
+    const problem = revisionCountProblem(count, this.limits, what);
+    if (problem) throw new GitStoreError("TooManyRevisions", problem);
   }
 
   /** The revision for package + workspace as selectRevision ranks them, or undefined. */

@@ -33,6 +33,21 @@ function remember<K, V>(memo: Map<K, V>, key: K, value: V, limit = MEMO_LIMIT): 
   return value;
 }
 
+/**
+ * Refs that may name a package revision of `directory` (tags, draft and proposed branches):
+ * counted from the names alone, before any commit or tree is read.
+ */
+export function revisionRefCount(refs: Iterable<string>, directory: string): number {
+  let count = 0;
+  for (const ref of refs) {
+    const parsed = parseRef(ref);
+    if (parsed === undefined || parsed.kind === "branch" || parsed.kind === "deletionProposed")
+      continue;
+    if (packageNameIn(directory, parsed.path) !== undefined) count++;
+  }
+  return count;
+}
+
 interface PackageAt {
   tree: string;
   kptfile: KptfileRead;

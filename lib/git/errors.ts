@@ -14,6 +14,7 @@ export type GitErrorCode =
   | "URLNotAllowed" // the URL or the address it resolves to is refused by the URL policy
   | "ContentTooLarge" // a file, package or fetch over a content limit (content-limits.ts)
   | "NotUTF8" // a package file that is not UTF-8 text (files are carried as text)
+  | "TooManyRevisions" // a repository with more package revisions than the operator mirrors
   | "Transport"; // anything else from git / the network
 
 export class GitStoreError extends Error {
@@ -48,6 +49,7 @@ const NAMED_FAILURES: GitErrorCode[] = [
   "URLNotAllowed",
   "ContentTooLarge",
   "NotUTF8",
+  "TooManyRevisions",
 ];
 
 export function failureReason(err: unknown, fallback: string): string {

@@ -2,12 +2,17 @@ import type { Condition, ConditionInput } from "../kubernetes/conditions";
 import { fileNamesProblem } from "./file-names";
 import { PermanentError } from "../controller/permanent-error";
 import { CATALOG_FAILURE_REASONS } from "../fn/pipeline";
+import { packageLimitProblems, sizedFiles, type GitContentLimits } from "../git/content-limits";
 
 /**
  * Rendered reasons for files git could not take at all (not a failed function, whose last good
  * content stays committed): the revision is not Ready until its files change.
  */
-export const UNCOMMITTABLE_REASONS = ["UnsafeFileNames", "InvalidContent"] as const;
+export const UNCOMMITTABLE_REASONS = [
+  "UnsafeFileNames",
+  "InvalidContent",
+  "ContentTooLarge",
+] as const;
 
 /**
  * The Ready condition a Draft or Proposed revision gets while its latest files could not be
@@ -43,6 +48,29 @@ export function readyInGit(lifecycle: string, rendered: Condition | undefined): 
 export function assertSafeFileNames(files: Record<string, string>, what: string): void {
   const problem = fileNamesProblem(Object.keys(files), what);
   if (problem) throw new PermanentError("UnsafeFileNames", problem);
+}
+
+/**
+ * Every git content limit `files` break (each file over the per-file limit, the count, the sum),
+ * as `<field>: <problem>`: the limits a package read from git is held to, so that nothing is
+ * written that the operator would refuse to read back.
+ */
+export function packageSizeProblems(
+  files: Record<string, string>,
+  field: string,
+  limits: GitContentLimits,
+): string[] {
+  return packageLimitProblems(sizedFiles(files), limits).map(problem => `${field}: ${problem}`);
+}
+
+/** Throws PermanentError (reason ContentTooLarge) naming every limit `files` break. */
+export function assertWithinContentLimits(
+  files: Record<string, string>,
+  what: string,
+  limits: GitContentLimits,
+): void {
+  const problems = packageSizeProblems(files, what, limits);
+  if (problems.length > 0) throw new PermanentError("ContentTooLarge", problems.join("; "));
 }
 
 /**

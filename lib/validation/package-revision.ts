@@ -4,6 +4,7 @@ import { DEFAULT_CATALOG_VIEW, type CatalogView } from "../fn";
 import { isPublished, type Lifecycle } from "../git/types";
 import { transitionProblem, unmetReadinessGates } from "../packages/lifecycle";
 import { packageFilesProblems } from "./package-files";
+import { DEFAULT_CONTENT_LIMITS, type GitContentLimits } from "../git/content-limits";
 import { comparableSource } from "./secret-refs";
 
 export interface AdmissionContext {
@@ -110,8 +111,9 @@ function storedReadiness(pr: PackageRevision, old: PackageRevision | undefined) 
 
 /**
  * The files of a Published (or DeletionProposed) revision are read-only, and those of a Proposed
- * one cannot change while it is under review; new files must have
- * safe names and may name only the exec functions the function catalog runs. The controllers'
+ * one cannot change while it is under review; new files must have safe names, stay within the
+ * git content limits (`limits`, the settings the store reads with) and may name only the exec
+ * functions the function catalog runs. The controllers'
  * own writes are checked by the controller before they reach git.
  */
 export function validatePackageRevisionResources(
@@ -120,6 +122,7 @@ export function validatePackageRevisionResources(
   ownerLifecycle: string | undefined,
   ctx: AdmissionContext,
   catalog: CatalogView = DEFAULT_CATALOG_VIEW,
+  limits: GitContentLimits = DEFAULT_CONTENT_LIMITS,
 ): string[] {
   if (ctx.byOperator) return [];
   if (old && isDeepStrictEqual(old.spec?.resources, prr.spec?.resources)) return [];
@@ -135,5 +138,5 @@ export function validatePackageRevisionResources(
       "spec.resources: cannot update a package revision with lifecycle value Proposed; package must be Draft (move it back to Draft to edit it)",
     ];
   }
-  return packageFilesProblems(prr.spec?.resources ?? {}, "spec.resources", catalog);
+  return packageFilesProblems(prr.spec?.resources ?? {}, "spec.resources", catalog, limits);
 }

@@ -175,7 +175,7 @@ spec:
   });
 });
 
-describe("a package over 1 MiB", () => {
+describe("a package near the 1 MiB limit", () => {
   const files = (tag: string) =>
     JSON.stringify({
       apiVersion: "porch.kpt.dev/v1alpha2",
@@ -185,13 +185,15 @@ describe("a package over 1 MiB", () => {
         packageName: "big",
         repository: "blueprints",
         workspaceName: "v1",
-        resources: { "big.yaml": `# ${tag}\n${"x: y\n".repeat(230_000)}` },
+        // 1,000,000 bytes and a tag: under PORCH_PEPR_GIT_MAX_PACKAGE_BYTES (1 MiB), yet 1.2 MB
+        // as JSON ("\n" is two bytes), so an edit's review carries more than 2 MB.
+        resources: { "big.yaml": `# ${tag}\n${"x: y\n".repeat(200_000)}` },
       },
     });
 
   // Found by the fault campaign's fuzzing: an edit's AdmissionReview carries the object twice,
   // and Pepr's webhook server read at most 2 MB, answering 413, which the API server (failure
-  // policy Fail) turned into a 500 for any edit of a package over 1 MiB.
+  // policy Fail) turned into a 500 for any edit of a package over 1 MiB of JSON.
   it("is edited through the webhook, not refused with a 500", () => {
     kubectlOk(["create", "-n", ns, "-o", "name", "-f", "-"], files("first"));
     const edit = kubectl(
@@ -200,5 +202,28 @@ describe("a package over 1 MiB", () => {
     );
     expect(edit.stderr).toBe("");
     expect(edit.code).toBe(0);
+  });
+
+  // The API server alone takes about 3 MiB: files the operator would refuse to read back from
+  // git (the same limits, the same settings) are denied, every problem named.
+  it("is denied over the git content limits, naming each file, its size, the limit and the setting", () => {
+    const result = kubectl(
+      ["create", "-n", ns, "-o", "name", "-f", "-"],
+      JSON.stringify({
+        apiVersion: "porch.kpt.dev/v1alpha2",
+        kind: "PackageRevisionResources",
+        metadata: { name: "blueprints.huge.v1" },
+        spec: {
+          packageName: "huge",
+          repository: "blueprints",
+          workspaceName: "v1",
+          resources: { "huge.yaml": "x".repeat(1024 * 1024 + 1), "more.yaml": "y: z\n" },
+        },
+      }),
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain(
+      'spec.resources: file "huge.yaml" is 1048577 bytes, over the per-file limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_FILE_BYTES); spec.resources: the package\'s files are 1048582 bytes in all, over the per-package limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_PACKAGE_BYTES)',
+    );
   });
 });

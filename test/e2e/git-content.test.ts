@@ -62,3 +62,23 @@ it("mirrors a revision over the file limit or not UTF-8 with a condition naming 
     /; 4 mirrored without their files, first content\.big\.main: file "data\/big\.bin" is 1048577 bytes/,
   );
 });
+
+// The harness caps package revisions per Repository at 30 (global-setup.ts): 31 tags are refused
+// from their names, nothing is mirrored, and the Repository says why.
+it("refuses to mirror a repository with more package revisions than the cap, naming it", async () => {
+  const tags = Array.from({ length: 31 }, (_, i) => `a/v${i + 1}`);
+  const url = await createGitRepository("many");
+  pushWithGit(url, { "a/Kptfile": kptfile("a") }, tags);
+  registerRepository(ns, "many", url);
+
+  const ready = await eventually("the Repository's Ready condition", () =>
+    conditionOf("repository", "many", "Ready"),
+  );
+  expect(ready).toMatchObject({
+    status: "False",
+    reason: "TooManyRevisions",
+    message:
+      "the repository has 31 refs that may name package revisions, over the limit of 30 package revisions per repository (PORCH_PEPR_REPOSITORY_MAX_REVISIONS); nothing is mirrored from it until it has fewer, and revisions already mirrored are kept",
+  });
+  expect(getJson("packagerevision", "many.a.v1", ns)).toBeUndefined();
+});

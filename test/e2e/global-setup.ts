@@ -8,6 +8,9 @@ import { e2eCatalog } from "../support/e2e-catalog";
 export default async function globalSetup(): Promise<void> {
   // Git calls to the tests' hostile listeners end within the tests' waits (default: 5 min).
   process.env.PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS ??= "30000";
+  // A cap of package revisions per Repository that a test reaches with a few dozen tags (every
+  // other test's repositories hold fewer).
+  process.env.PORCH_PEPR_REPOSITORY_MAX_REVISIONS ??= "30";
   // The custom kinds the tests inject and select, and a cluster-scoped kind listed to show it
   // is refused all the same (the module inherits this environment).
   process.env.PORCH_PEPR_READABLE_KINDS ??= [

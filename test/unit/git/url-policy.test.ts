@@ -236,6 +236,7 @@ describe("configuration", () => {
       maxTreeEntries: 100_000,
       maxObjectBytes: 16 * 1024 * 1024,
       maxInflatedBytes: 512 * 1024 * 1024,
+      maxRevisions: 10_000,
     });
     expect(
       gitNetworkFromEnv({
@@ -244,6 +245,7 @@ describe("configuration", () => {
         PORCH_PEPR_GIT_MAX_PACKAGE_FILES: "0",
         PORCH_PEPR_GIT_MAX_FETCH_BYTES: "x",
         PORCH_PEPR_GIT_MAX_INFLATED_BYTES: "30",
+        PORCH_PEPR_REPOSITORY_MAX_REVISIONS: "50",
       }).limits,
     ).toEqual({
       maxFileBytes: 10,
@@ -253,6 +255,7 @@ describe("configuration", () => {
       maxTreeEntries: 100_000,
       maxObjectBytes: 16 * 1024 * 1024,
       maxInflatedBytes: 30,
+      maxRevisions: 50,
     });
   });
 });

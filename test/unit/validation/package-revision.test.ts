@@ -1,6 +1,8 @@
 import type { PackageRevision, PackageRevisionResources } from "../../../crd-types";
 import { validatePackageRevision, validatePackageRevisionResources } from "../../../lib/validation";
 import { execView } from "../../support/function-catalog";
+import { DEFAULT_CONTENT_LIMITS } from "../../../lib/git/content-limits";
+import { DEFAULT_CATALOG_VIEW } from "../../../lib/fn";
 
 const pr = (spec: Record<string, unknown>, status: Record<string, unknown> = {}) =>
   ({
@@ -224,6 +226,32 @@ describe("validatePackageRevisionResources", () => {
         user("UPDATE"),
       ),
     ).toEqual([]);
+  });
+
+  // The limits a package read from git is held to: a tenant cannot write what the operator
+  // would refuse to read back (the API server alone takes about 3 MiB).
+  it("refuses files over the git content limits, naming each file, its size, the limit and the setting", () => {
+    const big = "x".repeat(1024 * 1024 + 1);
+    const files = { Kptfile: "k", "big.yaml": big, "\u00e9t\u00e9.yaml": "\u00e9".repeat(600_000) };
+    expect(validatePackageRevisionResources(prr(files), prr({}), "Draft", user("UPDATE"))).toEqual([
+      'spec.resources: file "big.yaml" is 1048577 bytes, over the per-file limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_FILE_BYTES)',
+      'spec.resources: file "\u00e9t\u00e9.yaml" is 1200000 bytes, over the per-file limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_FILE_BYTES)',
+      "spec.resources: the package's files are 2248578 bytes in all, over the per-package limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_PACKAGE_BYTES)",
+    ]);
+    const limits = { ...DEFAULT_CONTENT_LIMITS, maxPackageFiles: 2 };
+    const three = { Kptfile: "k", "a.yaml": "a", "b.yaml": "b" };
+    expect(
+      validatePackageRevisionResources(
+        prr(three),
+        undefined,
+        undefined,
+        user("CREATE"),
+        DEFAULT_CATALOG_VIEW,
+        limits,
+      ),
+    ).toEqual([
+      "spec.resources: the package has 3 files, over the limit of 2 files per package (PORCH_PEPR_GIT_MAX_PACKAGE_FILES)",
+    ]);
   });
 
   const kptfileRunning = (exec: string) =>
