@@ -6,7 +6,7 @@
 // with http.curloptResolve), and report only git's own "fatal:"/"error:" lines, never the
 // "remote:" lines in which git quotes a server's response body.
 import { spawn } from "node:child_process";
-import { stat } from "node:fs/promises";
+import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
   authorizationHeader,
@@ -76,6 +76,7 @@ export class CliGitClient implements GitClient {
 
   async fetch(): Promise<RefMap> {
     const refspecs = ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"];
+    await removeStaleLocks(this.opts.gitdir);
     const before = await this.localRefs();
     const bound = await PackBound.start(this.opts.gitdir, limitsOf(this.network));
     try {
@@ -101,7 +102,9 @@ export class CliGitClient implements GitClient {
       await bound.check();
     } catch (err) {
       if (!bound.exceeded) throw err;
-      // Refused, not half taken: the refs and packs are as they were before this fetch.
+      // Refused, not half taken: the refs and packs are as they were before this fetch. The
+      // bound may have killed git as it updated refs, leaving their lock files behind.
+      await removeStaleLocks(this.opts.gitdir);
       await this.restoreRefs(before);
       await bound.discard();
       throw new GitStoreError(
@@ -513,4 +516,23 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * Lock files a git process ended by SIGKILL leaves behind (the fetch bound's, or a watcher killed
+ * mid-fetch): while one is there every later ref update of that name fails ("cannot lock ref").
+ * Every git call on a cache runs under that cache's lock (context.ts), so before a fetch no git
+ * process of ours is using it and any lock file in it is stale.
+ */
+async function removeStaleLocks(gitdir: string): Promise<void> {
+  const walk = async (dir: string): Promise<void> => {
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) await walk(path);
+      else if (entry.name.endsWith(".lock")) await rm(path, { force: true });
+    }
+  };
+  await walk(join(gitdir, "refs"));
+  for (const name of ["packed-refs.lock", "shallow.lock", "HEAD.lock", "config.lock"])
+    await rm(join(gitdir, name), { force: true });
 }
