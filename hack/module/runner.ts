@@ -104,18 +104,18 @@ export async function startModule(
     { kubeconfig, server: cluster.server, caCert: certs.caCert },
     cluster.stateDir,
   );
-  const env = (watch: boolean, port: number): NodeJS.ProcessEnv => ({
-    ...process.env,
-    // Never the admin's: the processes run as the module's ServiceAccount, as in a real install.
-    KUBECONFIG: identity.kubeconfig,
-    PEPR_WATCH_MODE: String(watch),
-    PEPR_API_PATH: apiPath,
-    PORCH_PEPR_PORT: String(port),
-    SSL_KEY_PATH: certs.webhookKey,
-    SSL_CERT_PATH: certs.webhookCert,
-    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
-    PEPR_PRETTY_LOGS: "false",
-  });
+  const env = (watch: boolean, port: number): NodeJS.ProcessEnv =>
+    moduleProcessEnv(process.env, {
+      // Never the admin's: the processes run as the module's ServiceAccount, as in a real install.
+      KUBECONFIG: identity.kubeconfig,
+      PEPR_WATCH_MODE: String(watch),
+      PEPR_API_PATH: apiPath,
+      PORCH_PEPR_PORT: String(port),
+      SSL_KEY_PATH: certs.webhookKey,
+      SSL_CERT_PATH: certs.webhookCert,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+      PEPR_PRETTY_LOGS: "false",
+    });
   const ca = readFileSync(certs.caCert);
   // Extra node flags for both processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (bench/).
   const nodeFlags = (process.env.PORCH_PEPR_MODULE_NODE_FLAGS ?? "").split(" ").filter(Boolean);
@@ -183,4 +183,18 @@ function podMemoryLimits(): {
     },
     remove: () => groups.forEach(group => group.remove()),
   };
+}
+
+/**
+ * A module process's environment: this process's, with `settings`. As in the Pods, only
+ * PEPR_WATCH_MODE says which process runs the controllers: jest sets PEPR_MODE=dev for its own
+ * processes (test/setup-env.cjs), and a module process started from a test inherited it, so the
+ * admission process ran the controllers too, racing the watcher on the git caches (the fault
+ * campaign's short run, inside jest).
+ */
+export function moduleProcessEnv(
+  base: NodeJS.ProcessEnv,
+  settings: Record<string, string>,
+): NodeJS.ProcessEnv {
+  return { ...base, PEPR_MODE: "", ...settings };
 }
