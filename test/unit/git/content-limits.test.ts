@@ -146,8 +146,12 @@ describe.each(CLIENTS)("content limits and bytes (%s)", client => {
     expect((error as Error).message).toContain(
       "over the per-fetch limit of 100000 bytes (PORCH_PEPR_GIT_MAX_FETCH_BYTES)",
     );
-    // Refused, not half taken: the next attempt is refused the same way.
-    await expect(s.open()).rejects.toMatchObject({ code: "ContentTooLarge" });
+    // Refused, not half taken: the next attempt is refused the same way (compared with its
+    // message, so that a failure shows what the attempt met instead).
+    await expect(s.open()).rejects.toMatchObject({
+      code: "ContentTooLarge",
+      message: expect.stringContaining("(PORCH_PEPR_GIT_MAX_FETCH_BYTES)"),
+    });
   });
 
   it("refuses a Repository directory that lists over the tree entry limit", async () => {
