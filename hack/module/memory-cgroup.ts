@@ -6,6 +6,7 @@
 // to the process's heap here although the pod stops it at its own.
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { spawnSync } from "node:child_process";
 
 export interface MemoryCgroup {
   /** `command args` as run inside the cgroup (the same pid: the shell execs it). */
@@ -15,6 +16,8 @@ export interface MemoryCgroup {
 }
 
 const V1 = "/sys/fs/cgroup/memory";
+/** The shell joins the cgroup named by its $0 (its own pid: exec keeps it). */
+const JOIN = 'echo $$ > "$0"';
 const V2 = "/sys/fs/cgroup";
 
 /** A cgroup `name` limited to `limitBytes`, or why there cannot be one on this machine. */
@@ -38,10 +41,15 @@ export function memoryCgroup(
     return { unavailable: `cannot set up cgroup ${dir}: ${(error as Error).message}` };
   }
   const procs = join(dir, "cgroup.procs");
+  // Whether a process may join it (a delegated or nested hierarchy may refuse): a short-lived
+  // shell tries, so that a refusal is a fallback here rather than a module that cannot start.
+  const probe = spawnSync("/bin/sh", ["-c", JOIN, procs], { encoding: "utf8" });
+  if (probe.status !== 0)
+    return { unavailable: `cannot join cgroup ${dir}: ${probe.stderr.trim() || "refused"}` };
   return {
     wrap: (command, args) => ({
       command: "/bin/sh",
-      args: ["-c", 'echo $$ > "$0" && exec "$@"', procs, command, ...args],
+      args: ["-c", `${JOIN} && exec "$@"`, procs, command, ...args],
     }),
     remove() {
       try {
