@@ -1,5 +1,8 @@
 import type { Condition, ConditionInput } from "../kubernetes/conditions";
 import { fileNamesProblem } from "./file-names";
+
+/** A condition as compared: what it says, not when it was last written. */
+export type ConditionText = Pick<Condition, "status" | "reason" | "message">;
 import { PermanentError } from "../controller/permanent-error";
 import { CATALOG_FAILURE_REASONS } from "../fn/pipeline";
 import { packageLimitProblems, sizedFiles, type GitContentLimits } from "../git/content-limits";
@@ -20,7 +23,7 @@ export const UNCOMMITTABLE_REASONS = [
  */
 export function blockedReady(
   lifecycle: string | undefined,
-  rendered: Condition | undefined,
+  rendered: ConditionText | undefined,
 ): ConditionInput | undefined {
   if (lifecycle !== "Draft" && lifecycle !== "Proposed") return undefined;
   if (rendered?.status !== "False") return undefined;
@@ -33,7 +36,7 @@ export function blockedReady(
  * be committed (see blockedReady), True otherwise. The source step, which leaves a new draft
  * rendered, and the lifecycle step, which moves it, state it alike.
  */
-export function readyInGit(lifecycle: string, rendered: Condition | undefined): ConditionInput {
+export function readyInGit(lifecycle: string, rendered: ConditionText | undefined): ConditionInput {
   return (
     blockedReady(lifecycle, rendered) ?? {
       type: "Ready",
