@@ -9,7 +9,6 @@ import {
 } from "../../lib/cluster/port";
 import { errorMessage } from "../../lib/errors";
 import { isGitStoreError } from "../../lib/git";
-import type { Lifecycle } from "../../lib/git/types";
 import {
   DeletionFacts,
   keepGitReason,
@@ -19,7 +18,7 @@ import {
 } from "../../lib/packages/deletion";
 import type { OperatorContext } from "../context";
 import { gitKey } from "../shared/git-key";
-import type { RevisionOutcome } from "../../lib/package-revision";
+import type { Lifecycle, RevisionOutcome } from "../../lib/package-revision";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { PACKAGE_REVISION_FINALIZER, repositoryOwner } from "../shared/revision-marks";
 

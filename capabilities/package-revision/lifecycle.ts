@@ -5,12 +5,16 @@ import {
   ContentStore,
   isGitStoreError,
   isTransientGitError,
-  Lifecycle,
   PackageRevisionInfo,
   lockOf,
 } from "../../lib/git";
-import { transitionProblem, unmetReadinessGates } from "../../lib/packages/lifecycle";
-import { alreadyStated, type RevisionOutcome } from "../../lib/package-revision";
+import {
+  alreadyStated,
+  transitionProblem,
+  unmetReadinessGates,
+  type Lifecycle,
+  type RevisionOutcome,
+} from "../../lib/package-revision";
 import { recordOf } from "../../lib/packages/approval-record";
 import { errorMessage } from "../../lib/errors";
 import { gitKey } from "../shared/git-key";

@@ -6,9 +6,9 @@ import {
 } from "../../crd-types";
 import { CATALOG_FAILURE_REASONS, renderPackage } from "../../lib/fn";
 import { findCondition } from "../../lib/kubernetes/conditions";
-import { isGitStoreError, isPublished, type ContentStore } from "../../lib/git";
+import { isGitStoreError, type ContentStore } from "../../lib/git";
 import { isPermanentError, PermanentError } from "../../lib/controller/permanent-error";
-import type { RenderVerdict, RevisionOutcome } from "../../lib/package-revision";
+import { isPublished, type RenderVerdict, type RevisionOutcome } from "../../lib/package-revision";
 import {
   assertSafeFileNames,
   assertWithinContentLimits,

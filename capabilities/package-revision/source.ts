@@ -1,8 +1,12 @@
 import { initSubpackageProblem } from "../../lib/validation";
 import { isDeepStrictEqual } from "node:util";
 import { PackageRevision, Repository } from "../../crd-types";
-import type { ContentStore, Lifecycle, PackageRevisionInfo } from "../../lib/git";
-import type { RevisionOutcome } from "../../lib/package-revision";
+import type { ContentStore, PackageRevisionInfo } from "../../lib/git";
+import {
+  copySourceProblem,
+  type Lifecycle,
+  type RevisionOutcome,
+} from "../../lib/package-revision";
 import {
   failureReason,
   isGitStoreError,
@@ -30,7 +34,6 @@ import { gitKey } from "../shared/git-key";
 import { MANAGER } from "./status";
 import { renderFiles, syncKptfile, writeRenderStatus, type RenderedPackage } from "./render";
 import { isConflict } from "../../lib/cluster/errors";
-import { copySourceProblem } from "../../lib/packages/lifecycle";
 import { contentOf, SourceError } from "../shared/revision-content";
 
 type CreationSource = "init" | "clone" | "copy" | "upgrade";

@@ -1,18 +1,18 @@
 // What one step of the PackageRevision controller did, and the status that states it: the pure
-// half of capabilities/package-revision (docs/package-revisions.md, “Reconcile”). Steps return an
+// half of capabilities/package-revision (docs/package-revisions.md, “Reconcile steps”). Steps return an
 // outcome; revisionConditions and revisionFields say what each field manager applies for it.
 import type { PackageRevisionStatus } from "../../crd-types";
 import { isPermanentError } from "../controller/permanent-error";
 import { errorMessage } from "../errors";
 import { failureReason, isTransientGitError } from "../git/errors";
 import type { Lifecycle } from "../git/types";
-import { readyInGit } from "../packages/content-readiness";
-import type {
-  CauseReason,
-  ConditionText,
-  ManagedConditions,
-  RevisionCondition,
-  UncommittableReason,
+import {
+  readyInGit,
+  type CauseReason,
+  type ConditionText,
+  type ManagedConditions,
+  type RevisionCondition,
+  type UncommittableReason,
 } from "./conditions";
 
 type Status = PackageRevisionStatus;
@@ -120,11 +120,6 @@ const notReady = (reason: CauseReason, message: string): RevisionCondition<"Read
   message,
 });
 
-/** Ready of a revision git holds at `lifecycle`, given its Rendered condition. */
-function readyAt(lifecycle: Lifecycle, rendered: ConditionText | undefined) {
-  return readyInGit(lifecycle, rendered) as RevisionCondition<"Ready">;
-}
-
 /** The conditions each field manager states for `outcome` (the only place they are chosen). */
 export function revisionConditions(outcome: RevisionOutcome): ManagedConditions {
   switch (outcome.kind) {
@@ -147,13 +142,13 @@ export function revisionConditions(outcome: RevisionOutcome): ManagedConditions 
       // Ready as the lifecycle step would state it for a draft, so it has nothing to write.
       const ready =
         outcome.lifecycle === "Draft"
-          ? readyAt("Draft", rendered)
+          ? readyInGit("Draft", rendered)
           : notReady("Pending", `awaiting ${outcome.lifecycle}`);
       const upgraded = outcome.conflicts ? [upgradedCondition(outcome.conflicts)] : [];
       return { render: [rendered], core: [ready, ...upgraded] };
     }
     case "inGit":
-      return { core: [readyAt(outcome.lifecycle, outcome.rendered)] };
+      return { core: [readyInGit(outcome.lifecycle, outcome.rendered)] };
     default: {
       const unknown: never = outcome;
       throw new Error(`unknown outcome ${JSON.stringify(unknown)}`);
@@ -198,7 +193,7 @@ export function alreadyStated(
   current: { generation?: number; status?: Status },
   outcome: Extract<RevisionOutcome, { kind: "inGit" }>,
 ): boolean {
-  const ready = readyAt(outcome.lifecycle, outcome.rendered);
+  const ready = readyInGit(outcome.lifecycle, outcome.rendered);
   const stated = current.status?.conditions?.find(c => c.type === "Ready");
   return (
     outcome.fields.revision === current.status?.revision &&

@@ -1,10 +1,7 @@
 import { isPermanentError } from "../../../lib/controller/permanent-error";
 import type { Condition } from "../../../lib/kubernetes/conditions";
-import {
-  assertSafeFileNames,
-  blockedReady,
-  readyInGit,
-} from "../../../lib/packages/content-readiness";
+import { assertSafeFileNames } from "../../../lib/packages/content-readiness";
+import { blockedReady, readyInGit } from "../../../lib/package-revision";
 
 const rendered = (status: Condition["status"], reason: string): Condition => ({
   type: "Rendered",
