@@ -38,7 +38,11 @@ export type UncommittableReason = (typeof UNCOMMITTABLE_REASONS)[number];
 /** A condition as compared: what it says, not when it was last written. */
 export type ConditionText = Pick<Condition, "status" | "reason" | "message">;
 
-/** The reasons of each condition type: literals where the controller chooses them. */
+/**
+ * The reasons of each condition type: literals where the controller chooses them. Ready and
+ * Rendered also pass on a cause's reason, so their unions name the chosen ones without closing
+ * the set; Upgraded's are closed.
+ */
 export interface ReasonOf {
   Ready:
     | "Ready"
