@@ -125,11 +125,12 @@ export function buildStatus(
   outcome: SetOutcome,
   now: Date,
 ): PackageVariantSetStatus {
-  const conditions = withPlanCondition(
-    conditionsOf(set, outcome, now),
-    outcome.plan,
-    set.metadata?.generation,
-    now,
+  const common = conditionsOf(set, outcome, now);
+  // An incomplete reconcile keeps the previous status.plan, and so its condition.
+  const conditions = (
+    outcome.incomplete
+      ? common
+      : withPlanCondition(common, outcome.plan, set.metadata?.generation, now)
   ) as PackageVariantSetStatus["conditions"];
   if (outcome.incomplete) {
     return { ...set.status, observedGeneration: set.metadata?.generation, conditions };
