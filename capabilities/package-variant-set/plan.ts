@@ -11,6 +11,7 @@ import { errorMessage } from "../../lib/errors";
 import { planPackageVariant, type VariantPlan } from "../../lib/package-variant";
 import {
   decidePlan,
+  failedPreview,
   plannedTargets,
   previewUpgrade,
   upgradesToPreview,
@@ -85,7 +86,7 @@ async function previewOf(
       ctx.cluster.get(PackageRevisionResourcesKind, refOf(downstream)),
     ]);
     if (!local)
-      return { message: `PackageRevisionResources "${downstream.metadata?.name}" not found` };
+      return failedPreview(`PackageRevisionResources "${downstream.metadata?.name}" not found`);
     preview = previewUpgrade(
       {
         original: original.content.files,
@@ -96,7 +97,7 @@ async function previewOf(
     );
   } catch (error) {
     // Not cached: a git server that was down may answer at the next reconcile.
-    return { message: `preview failed: ${errorMessage(error)}` };
+    return failedPreview(`preview failed: ${errorMessage(error)}`);
   }
   if (version !== undefined) {
     if (cache.size >= PREVIEW_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);

@@ -24,8 +24,18 @@ export const PLAN_PREVIEWED_UPGRADES = 20;
 export const PLAN_LISTED_FILES = 20;
 export const PLAN_LISTED_CONFLICTS = 10;
 export const PLAN_LISTED_FIELDS = 10;
-/** A conflict's message names a field and two values, each already cut to 80 characters. */
+/**
+ * Texts a tenant's spec or files decide are cut, so that 100 entries stay far below etcd's
+ * object limit: at most about 450 KB in all, the previews of 20 upgrades included. A conflict
+ * names a field and two values, each already cut to 80 characters.
+ */
 const MAX_CONFLICT_CHARS = 512;
+const MAX_FIELD_CHARS = 200;
+const MAX_FILE_CHARS = 256;
+const MAX_MESSAGE_CHARS = 512;
+
+const clip = (text: string, max: number) =>
+  text.length > max ? `${text.slice(0, max - 1)}…` : text;
 
 /** The three revisions an upgrade's merge reads: base, theirs, ours. */
 export interface UpgradeRevisions {
@@ -88,7 +98,9 @@ function existingTarget(
 ): PlannedTarget {
   const fields = specDiff(existing.spec, desired.spec);
   const changed = fields.length > 0;
-  const listedFields = bounded(fields, PLAN_LISTED_FIELDS).listed;
+  const listedFields = bounded(fields, PLAN_LISTED_FIELDS).listed.map(f =>
+    clip(f, MAX_FIELD_CHARS),
+  );
   const entry = {
     ...base(desired.name, desired.spec),
     ...(changed && { changedFields: listedFields }),
@@ -99,7 +111,7 @@ function existingTarget(
     return {
       action: "upgrade",
       writes,
-      entry: { ...entry, action: "upgrade", message: step.message },
+      entry: { ...entry, action: "upgrade", message: clip(step.message, MAX_MESSAGE_CHARS) },
     };
   if (step) {
     const upgrade = {
@@ -150,6 +162,11 @@ export function plannedTargets(
   return [...creates, ...existing, ...deletes];
 }
 
+/** A preview that could not be computed (a package not readable): why, cut to size. */
+export const failedPreview = (why: string): UpgradePreview => ({
+  message: clip(why, MAX_MESSAGE_CHARS),
+});
+
 /**
  * The merge an upgrade would make, in memory: the files of `local` it adds, changes or removes,
  * and the conflicts it would record (as the Upgraded condition says them). The upgrade strategy
@@ -161,16 +178,16 @@ export function previewUpgrade(input: UpgradeInput, newUpstreamLock: GitLock): U
     result = upgradePackage(input, "resource-merge", newUpstreamLock);
   } catch (error) {
     if (error instanceof UpgradeError)
-      return { message: `the upgrade would fail: ${error.message}` };
+      return failedPreview(`the upgrade would fail: ${error.message}`);
     throw error;
   }
   const paths = [...new Set([...Object.keys(input.local), ...Object.keys(result.files)])].sort();
   const files = bounded(
-    paths.filter(p => input.local[p] !== result.files[p]),
+    paths.filter(p => input.local[p] !== result.files[p]).map(p => clip(p, MAX_FILE_CHARS)),
     PLAN_LISTED_FILES,
   );
   const conflicts = bounded(
-    result.conflicts.map(c => c.message.slice(0, MAX_CONFLICT_CHARS)),
+    result.conflicts.map(c => clip(c.message, MAX_CONFLICT_CHARS)),
     PLAN_LISTED_CONFLICTS,
   );
   return {

@@ -78,6 +78,15 @@ describe("plannedTargets", () => {
     expect(targets[0].entry?.toRevision).toBe("1");
   });
 
+  it("cuts a spec field a tenant made long, so that 100 entries fit one object", () => {
+    const long = "x".repeat(10_000);
+    const [target] = targetsFor([spec("edge02", 1, { env: long })], [existing("edge02", 1)]);
+    const [field] = target.entry?.changedFields ?? [];
+    expect(field).toHaveLength(200);
+    expect(field.startsWith('labels: added {"env":"xxx')).toBe(true);
+    expect(field.endsWith("…")).toBe(true);
+  });
+
   it("counts a target with nothing to do without listing it", () => {
     const targets = targetsFor([spec("edge02", 1)], [existing("edge02", 1)]);
     expect(targets.map(t => [t.action, t.entry])).toEqual([["unchanged", undefined]]);
