@@ -70,10 +70,11 @@ async function previewOf(
   const { oldUpstream, newUpstream, downstream } = target.upgrade!;
   const version = ctx.caches.resources.named(refOf(downstream))?.metadata?.resourceVersion;
   const cache = previewCache(ctx);
+  // UIDs: a revision deleted and made again under its name is other content.
   const key = JSON.stringify([
-    oldUpstream.metadata?.name,
-    newUpstream.metadata?.name,
-    downstream.metadata?.name,
+    oldUpstream.metadata?.uid ?? oldUpstream.metadata?.name,
+    newUpstream.metadata?.uid ?? newUpstream.metadata?.name,
+    downstream.metadata?.uid ?? downstream.metadata?.name,
     version,
   ]);
   const cached = version === undefined ? undefined : cache.get(key);
