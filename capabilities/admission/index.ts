@@ -14,6 +14,7 @@ import {
   validatePackageVariant,
   validatePackageVariantSet,
 } from "../../lib/validation";
+import { planSpecProblems } from "../../lib/package-variant-set";
 import { readableKindPolicy } from "../shared/readable-kinds";
 import { operator } from "../operator";
 import { stampApprovalRecord } from "./approval-record";
@@ -66,6 +67,7 @@ When(PackageVariantSet)
       const policy = await readableKindPolicy(operator);
       const problems = [
         ...validatePackageVariantSet(spec),
+        ...planSpecProblems(spec),
         ...packageVariantSetKindProblems(spec, policy),
       ];
       if (problems.length > 0 || (await byOperator(req))) return problems;
