@@ -1,6 +1,7 @@
 import { PackageRevision, PackageVariantSet, RepositoryKind } from "../../crd-types";
 import { CelCostBudget, toCelObject } from "../../lib/cel";
 import {
+  assignWave,
   desiredVariant,
   MissingRepositoryError,
   renderPackageVariantSpec,
@@ -51,11 +52,15 @@ function renderTargets(
     // One budget per reconcile of the set: a costly template fails its targets, not the loop.
     budget: new CelCostBudget(),
   };
+  const rollout = set.spec?.rollout;
   for (const ctx of contexts) {
     try {
-      outcome.desired.push(
-        desiredVariant(set.metadata?.name ?? "", renderPackageVariantSpec(ctx, inputs)),
+      const desired = desiredVariant(
+        set.metadata?.name ?? "",
+        renderPackageVariantSpec(ctx, inputs),
       );
+      if (rollout) desired.wave = assignWave(ctx, desired.spec, inputs, rollout, inputs.budget);
+      outcome.desired.push(desired);
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error;
       outcome.failedTargets.push({

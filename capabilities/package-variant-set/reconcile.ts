@@ -4,6 +4,7 @@ import { newlyEmptyTargets, planSet } from "../../lib/package-variant-set";
 import { splitKey } from "../../lib/controller/manager";
 import type { OperatorContext } from "../context";
 import { computeDesiredSet } from "./desired";
+import { releasedPlan } from "./rollout";
 import { emptyOutcome, SetOutcome, writeStatus } from "./status";
 import { applyPlan, listVariants } from "./variants";
 
@@ -19,7 +20,7 @@ async function reconcileVariants(
 ): Promise<void> {
   const existing = await listVariants(ctx, set);
   const plan = planSet(set.metadata?.name ?? "", outcome.desired, existing, complete);
-  const result = await applyPlan(ctx, set, plan);
+  const result = await applyPlan(ctx, set, await releasedPlan(ctx, set, plan, existing, outcome));
   outcome.writeFailures = result.failures;
   outcome.variants = new Map(existing.map(pv => [pv.metadata?.name ?? "", pv]));
   if (result.failures.size > 0)

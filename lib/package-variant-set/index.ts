@@ -13,6 +13,7 @@ export {
   LISTED_TARGETS_LIMIT,
   newlyEmptyTargets,
   stall,
+  targetOf,
 } from "./status";
 export type { SetOutcome, StatusTarget } from "./status";
 export {
@@ -20,3 +21,6 @@ export {
   MIN_VARIANT_EVENT_DELAY_MS,
   variantEventDelayMs,
 } from "./event-delay";
+export { assignWave, decideRollout, REST_WAVE } from "./rollout";
+export type { RolloutSpec, RolloutStatus, VariantProgress } from "./rollout";
+export { deletionLimit, guardDeletions } from "./deletion-guard";

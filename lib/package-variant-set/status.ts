@@ -1,7 +1,10 @@
 // What a PackageVariantSet's status says: conditions, one entry per target, counts.
 import type { PackageVariant, PackageVariantSet, PackageVariantSetStatus } from "../../crd-types";
 import { Condition, findCondition, setCondition } from "../kubernetes/conditions";
+import type { DeletionGuardStatus } from "./deletion-guard";
 import type { DesiredVariant } from "./plan";
+import type { RolloutStatus } from "./rollout";
+import { withRolloutStatus } from "./rollout-status";
 
 /** The PackageVariant's Ready reason while its draft waits for content (not a failure). */
 const VARIANT_PENDING_REASON = "Pending";
@@ -25,6 +28,9 @@ export interface SetOutcome {
   /** PackageVariant name → why writing it failed. */
   writeFailures: Map<string, string>;
   variants: Map<string, PackageVariant>;
+  /** Where the rollout stands (with spec.rollout) and the deletions held back, if any. */
+  rollout?: RolloutStatus;
+  deletionsHeld?: DeletionGuardStatus;
 }
 
 export const emptyOutcome = (): SetOutcome => ({
@@ -42,7 +48,10 @@ export type StatusTarget = NonNullable<PackageVariantSetStatus["targets"]>[numbe
  * condition written for an older spec, or a draft still waiting for its content, is not known
  * to be ready yet (Unknown, with why), and neither counts as failed.
  */
-function targetOf(d: DesiredVariant, outcome: SetOutcome): StatusTarget {
+export function targetOf(
+  d: DesiredVariant,
+  outcome: Pick<SetOutcome, "writeFailures" | "variants">,
+): StatusTarget {
   const base = {
     packageVariant: d.name,
     repository: d.spec.downstream?.repo,
@@ -138,7 +147,13 @@ export function buildStatus(
   const attention = [...failed, ...targets.filter(t => t.packageVariant && t.ready !== "True")];
   return {
     observedGeneration: set.metadata?.generation,
-    conditions,
+    ...withRolloutStatus(
+      set,
+      conditions as Condition[],
+      outcome.rollout,
+      outcome.deletionsHeld,
+      now,
+    ),
     targets: [...empty, ...attention.slice(0, Math.max(0, LISTED_TARGETS_LIMIT - empty.length))],
     counts: {
       desired: targets.length,
