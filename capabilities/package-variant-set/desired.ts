@@ -3,6 +3,7 @@ import { CelCostBudget, toCelObject } from "../../lib/cel";
 import {
   assignWave,
   desiredVariant,
+  failedTargetWave,
   MissingRepositoryError,
   renderPackageVariantSpec,
   TargetContext,
@@ -67,6 +68,7 @@ function renderTargets(
         repository: error instanceof MissingRepositoryError ? error.repository : ctx.repoDefault,
         package: ctx.packageDefault,
         message: error.message,
+        ...(rollout && { wave: failedTargetWave(ctx, inputs, rollout, inputs.budget) }),
       });
     }
   }

@@ -21,6 +21,6 @@ export {
   MIN_VARIANT_EVENT_DELAY_MS,
   variantEventDelayMs,
 } from "./event-delay";
-export { assignWave, decideRollout, REST_WAVE } from "./rollout";
-export type { RolloutSpec, RolloutStatus, VariantProgress } from "./rollout";
+export { assignWave, decideRollout, failedTargetWave, REST_WAVE } from "./rollout";
+export type { RenderFailure, RolloutSpec, RolloutStatus, VariantProgress } from "./rollout";
 export { deletionLimit, guardDeletions } from "./deletion-guard";

@@ -55,6 +55,31 @@ export function assignWave(
   return found < 0 ? waves.length : found;
 }
 
+/** A target whose template could not be rendered, and its wave when the set has spec.rollout. */
+export interface RenderFailure {
+  repository: string;
+  package: string;
+  message: string;
+  wave?: number;
+}
+
+/**
+ * The wave of a target whose template failed, judged with its default downstream repository;
+ * the first wave when that fails too, so that it halts the rollout at once.
+ */
+export function failedTargetWave(
+  ctx: TargetContext,
+  inputs: RenderInputs,
+  rollout: RolloutSpec,
+  budget: CelCostBudget,
+): number {
+  try {
+    return assignWave(ctx, { downstream: { repo: ctx.repoDefault } }, inputs, rollout, budget);
+  } catch {
+    return 0;
+  }
+}
+
 /** What the rollout needs to know of one existing PackageVariant. */
 export interface VariantProgress {
   /** Its Ready condition for its current generation (Unknown while stale or pending). */
@@ -83,7 +108,8 @@ export interface RolloutDecision {
 type State = "pending" | "inFlight" | "done" | "failed";
 
 interface Entry {
-  desired: DesiredVariant;
+  /** The PackageVariant's name; empty for a target whose template failed. */
+  name: string;
   state: State;
   failure?: RolloutFailure;
 }
@@ -108,9 +134,9 @@ function failureOf(
 /** An unchanged variant's state: the gate is Ready=True, and for `Published` published too. */
 function stateOf(d: DesiredVariant, p: VariantProgress | undefined, rollout: RolloutSpec): Entry {
   const failure = failureOf(d, p, rollout);
-  if (failure) return { desired: d, state: "failed", failure };
+  if (failure) return { name: d.name, state: "failed", failure };
   const atGate = p?.ready === "True" && (rollout.gate !== "Published" || p.published);
-  return { desired: d, state: atGate ? "done" : "inFlight" };
+  return { name: d.name, state: atGate ? "done" : "inFlight" };
 }
 
 function waveCounts(name: string, entries: Entry[]): WaveStatus {
@@ -126,10 +152,10 @@ function waveCounts(name: string, entries: Entry[]): WaveStatus {
 }
 
 /**
- * Decides what this reconcile releases. The current wave is the first with a PackageVariant
- * short of the gate. A render failure anywhere, or a failed PackageVariant of the current wave,
- * halts the rollout: nothing more is released until it clears (level-triggered, like the rest
- * of the set). Paused releases nothing either. Otherwise the current wave's creates and updates
+ * Decides what this reconcile releases. The current wave is the first with a target short of
+ * the gate. A failed target of the current wave (its template failed, or its PackageVariant
+ * did) halts the rollout: nothing more is released until it clears (level-triggered, like the
+ * rest of the set). Paused releases nothing either. Otherwise the current wave's creates and updates
  * go, at most maxInFlight short of the gate at once; later waves keep their current spec.
  * Deletions and unchanged variants pass through untouched.
  */
@@ -137,25 +163,26 @@ export function decideRollout(
   rollout: RolloutSpec,
   plan: SetPlan,
   progress: ReadonlyMap<string, VariantProgress>,
-  renderFailures: { repository: string; package: string; message: string }[],
+  renderFailures: RenderFailure[],
 ): RolloutDecision {
   const names = [...(rollout.waves ?? []).map(w => w.name), REST_WAVE];
   const byWave: Entry[][] = names.map(() => []);
-  const waveOf = (d: DesiredVariant) => Math.min(d.wave ?? names.length - 1, names.length - 1);
-  for (const d of plan.create) byWave[waveOf(d)].push({ desired: d, state: "pending" });
-  for (const { desired: d } of plan.update)
-    byWave[waveOf(d)].push({ desired: d, state: "pending" });
+  const at = (wave: number | undefined) =>
+    byWave[Math.min(wave ?? names.length - 1, names.length - 1)];
+  for (const d of plan.create) at(d.wave).push({ name: d.name, state: "pending" });
+  for (const { desired: d } of plan.update) at(d.wave).push({ name: d.name, state: "pending" });
   for (const { existing, desired: d } of plan.unchanged)
-    byWave[waveOf(d)].push(stateOf(d, progress.get(existing.metadata?.name ?? ""), rollout));
+    at(d.wave).push(stateOf(d, progress.get(existing.metadata?.name ?? ""), rollout));
+  for (const { wave, ...where } of renderFailures)
+    at(wave ?? 0).push({
+      name: "",
+      state: "failed",
+      failure: { packageVariant: "", ...where, reason: "RenderFailed" },
+    });
 
   const current = byWave.findIndex(entries => entries.some(e => e.state !== "done"));
   const waves = names.map((name, i) => waveCounts(name, byWave[i]));
-  const [render] = renderFailures;
-  const halt: RolloutFailure | undefined = render
-    ? { packageVariant: "", ...render, reason: "RenderFailed" }
-    : current >= 0
-      ? byWave[current].find(e => e.failure)?.failure
-      : undefined;
+  const halt = current >= 0 ? byWave[current].find(e => e.failure)?.failure : undefined;
   const status: RolloutStatus = {
     phase: halt ? "Halted" : current < 0 ? "Complete" : rollout.paused ? "Paused" : "Progressing",
     currentWave: current < 0 ? "" : names[current],
@@ -170,7 +197,7 @@ export function decideRollout(
     entries
       .filter(e => e.state === "pending")
       .slice(0, room)
-      .forEach(e => released.add(e.desired.name));
+      .forEach(e => released.add(e.name));
   }
   return {
     plan: {

@@ -3,7 +3,7 @@ import type { PackageVariant, PackageVariantSet, PackageVariantSetStatus } from 
 import { Condition, findCondition, setCondition } from "../kubernetes/conditions";
 import type { DeletionGuardStatus } from "./deletion-guard";
 import type { DesiredVariant } from "./plan";
-import type { RolloutStatus } from "./rollout";
+import type { RenderFailure, RolloutStatus } from "./rollout";
 import { withRolloutStatus } from "./rollout-status";
 
 /** The PackageVariant's Ready reason while its draft waits for content (not a failure). */
@@ -22,7 +22,7 @@ export interface SetOutcome {
   incomplete?: boolean;
   desired: DesiredVariant[];
   /** Targets whose template could not be rendered: repo/package defaults and the error. */
-  failedTargets: { repository: string; package: string; message: string }[];
+  failedTargets: RenderFailure[];
   /** Selector targets that selected nothing, one message each (not failures). */
   emptyTargets: string[];
   /** PackageVariant name → why writing it failed. */
@@ -135,10 +135,12 @@ export function buildStatus(
   if (outcome.incomplete) {
     return { ...set.status, observedGeneration: set.metadata?.generation, conditions };
   }
-  const failed = outcome.failedTargets.map(f => ({
+  const failed = outcome.failedTargets.map(({ repository, package: pkg, message }) => ({
     packageVariant: "",
     ready: "False" as const,
-    ...f,
+    repository,
+    package: pkg,
+    message,
   }));
   const targets: StatusTarget[] = [...outcome.desired.map(d => targetOf(d, outcome)), ...failed];
   // An empty selection is said per target but is no PackageVariant: the counts leave it out.

@@ -165,17 +165,33 @@ describe("decideRollout", () => {
     );
   });
 
-  it("halts on a render failure and on recorded conflicts when asked to", () => {
+  it("halts on a target whose template failed once its wave is current", () => {
     const plan = planSet("s", desired(2), existingAt(2, ["a1", "a2"]), true);
-    const fine = progressOf({ a1: {}, a2: { conflicts: "1 conflict(s)" } });
-    const renderFailure = { repository: "c9", package: "app", message: "spec.targets[0]: boom" };
-    expect(decideRollout(rollout, plan, fine, [renderFailure]).status.halted).toMatchObject({
-      reason: "RenderFailed",
-      repository: "c9",
+    const all = progressOf({ a1: {}, a2: {} });
+    const failure = { repository: "b9", package: "app", message: "spec.targets[0]: boom" };
+    const early = decideRollout(rollout, planSet("s", desired(2), [], true), all, [
+      { ...failure, wave: 1 },
+    ]);
+    expect(released(early.plan)).toEqual(["a1", "a2"]);
+    const halted = decideRollout(rollout, plan, all, [{ ...failure, wave: 1 }]);
+    expect(released(halted.plan)).toEqual([]);
+    expect(halted.status).toMatchObject({
+      phase: "Halted",
+      currentWave: "b",
+      halted: { packageVariant: "", repository: "b9", reason: "RenderFailed" },
     });
-    expect(released(decideRollout(rollout, plan, fine, []).plan)).toEqual(["b1", "b2"]);
+    expect(halted.status.waves?.[1]).toMatchObject({ total: 3, failed: 1, pending: 2 });
+  });
+
+  it("halts on recorded conflicts only when asked to", () => {
+    const plan = planSet("s", desired(2), existingAt(2, ["a1", "a2"]), true);
+    const conflicted = progressOf({ a1: {}, a2: { conflicts: "1 conflict(s)" } });
+    expect(released(decideRollout(rollout, plan, conflicted, []).plan)).toEqual(["b1", "b2"]);
     const strict = { ...rollout, haltOnConflicts: true };
-    expect(decideRollout(strict, plan, fine, []).status.halted?.reason).toBe("Conflicts");
+    expect(decideRollout(strict, plan, conflicted, []).status.halted).toMatchObject({
+      packageVariant: "s-a2-app",
+      reason: "Conflicts",
+    });
   });
 
   it("releases nothing while paused, and passes deletions through", () => {
