@@ -29,6 +29,7 @@ interface PVS {
   status?: {
     observedGeneration?: number;
     conditions?: Condition[];
+    counts?: { ready?: number };
     rollout?: {
       phase?: string;
       currentWave?: string;
@@ -70,7 +71,7 @@ const settled = (set: string, what: string, ok: (s: NonNullable<PVS["status"]>) 
         ? s!
         : undefined;
     },
-    120_000,
+    90_000,
   );
 
 beforeAll(async () => {
@@ -108,8 +109,10 @@ it("rolls out in three waves, halts on the failing target of the second and resu
   });
   expect(applied.stderr).toBe("");
 
-  // Wave one reaches Ready; wave two halts on two-b, whose template cannot be rendered.
-  const halted = await settled("waves", "halted at wave two", s => s.rollout?.phase === "Halted");
+  // Wave one reaches Ready; wave two halts on two-b, whose template cannot be rendered. The
+  // status that first counts one-a ready was computed from the same PackageVariants as the
+  // rollout it shows.
+  const halted = await settled("waves", "one-a ready", s => (s.counts?.ready ?? 0) >= 1);
   expect(halted.status?.rollout).toMatchObject({
     currentWave: "two",
     halted: { repository: "two-b", reason: "RenderFailed" },
@@ -136,20 +139,25 @@ it("rolls out in three waves, halts on the failing target of the second and resu
     ["rest", 1],
   ]);
   expect(liveRepos("waves")).toEqual(["one-a", "rest-a", "two-a", "two-b"]);
-});
+}, 300_000);
 
 it("holds a selector change that would delete 80% of the variants until it is acknowledged", async () => {
   const applied = applySet("guarded", {
     targets: [{ repositorySelector: { matchLabels: { env: "prod" } } }],
   });
   expect(applied.stderr).toBe("");
-  await eventually("five variants", () => (liveRepos("guarded").length === 5 ? true : undefined));
+  await eventually(
+    "five variants",
+    () => (liveRepos("guarded").length === 5 ? true : undefined),
+    90_000,
+  );
 
   // Narrow the selector to one repository: four of five would go, over the default 25%.
   mergePatch("packagevariantset", "guarded", ns, {
     spec: { targets: [{ repositorySelector: { matchLabels: { env: "prod", ring: "one" } } }] },
   });
-  const held = await settled("guarded", "deletions held", s => s.deletionGuard !== undefined);
+  // The status of the new generation is written after that reconcile's deletions.
+  const held = await settled("guarded", "the narrowed selector reconciled", () => true);
   const generation = held.metadata.generation;
   expect(held.status?.deletionGuard).toMatchObject({ generation, count: 4, of: 5 });
   const condition = held.status?.conditions?.find(c => c.type === "DeletionsHeld");
@@ -161,12 +169,14 @@ it("holds a selector change that would delete 80% of the variants until it is ac
   mergePatch("packagevariantset", "guarded", ns, {
     spec: { deletionGuard: { acknowledgedGeneration: generation } },
   });
-  await eventually("four variants deleted", () =>
-    JSON.stringify(liveRepos("guarded")) === JSON.stringify(["one-a"]) ? true : undefined,
+  await eventually(
+    "four variants deleted",
+    () => (JSON.stringify(liveRepos("guarded")) === JSON.stringify(["one-a"]) ? true : undefined),
+    90_000,
   );
   const after = await settled("guarded", "guard released", s => s.deletionGuard === undefined);
   expect(after.status?.conditions?.find(c => c.type === "DeletionsHeld")?.status).toBe("False");
-});
+}, 300_000);
 
 it("denies invalid waves and limits at admission, naming every problem", () => {
   const { code, stderr } = applySet("bad", {
