@@ -2754,7 +2754,7 @@ export const crdManifests: readonly CrdManifest[] = [
                     "format": "int64"
                   },
                   "conditions": {
-                    "description": "`Stalled`: True when a problem needs the user (reasons `ValidationError`,\n`UpstreamNotFound`, `NoMatchingTargets`, `UnexpectedError`; the message says\nwhat), False with reason `Valid` otherwise. `Ready`: True (reason `Reconciled`)\nwhen every generated PackageVariant was created, updated or deleted as needed;\nFalse with the same reason as Stalled when that failed.",
+                    "description": "`Stalled`: True when a problem needs the user (reasons `ValidationError`,\n`UpstreamNotFound`, `NoMatchingTargets`, `UnexpectedError`; the message says\nwhat), False with reason `Valid` otherwise. `Ready`: True (reason `Reconciled`)\nwhen every generated PackageVariant was created, updated or deleted as needed;\nFalse with the same reason as Stalled when that failed. `RolloutHalted` (with\nspec.rollout): True with reason `RenderFailed`, `NotReady`, `Conflicts` (naming\nthe target) or `Paused`; False with reason `Progressing` or `Complete`.\n`DeletionsHeld`: True, reason `TooManyDeletions`, while the deletion guard holds\ndeletions (the message names the generation to acknowledge); False, reason\n`WithinLimit`, once none are.",
                     "type": "array",
                     "x-kubernetes-list-type": "map",
                     "x-kubernetes-list-map-keys": [
@@ -2907,7 +2907,7 @@ export const crdManifests: readonly CrdManifest[] = [
                             "type": "string"
                           },
                           "reason": {
-                            "description": "`RenderFailed`, `NotReady`, `WriteFailed` or `Conflicts`.",
+                            "description": "Why it failed: `RenderFailed` (its template or wave expression failed), `NotReady` (its PackageVariant is Ready=False) or `Conflicts` (its upgrade recorded conflicts, with haltOnConflicts).",
                             "type": "string"
                           },
                           "message": {

@@ -988,7 +988,12 @@ export interface StatusObject {
    * `UpstreamNotFound`, `NoMatchingTargets`, `UnexpectedError`; the message says
    * what), False with reason `Valid` otherwise. `Ready`: True (reason `Reconciled`)
    * when every generated PackageVariant was created, updated or deleted as needed;
-   * False with the same reason as Stalled when that failed.
+   * False with the same reason as Stalled when that failed. `RolloutHalted` (with
+   * spec.rollout): True with reason `RenderFailed`, `NotReady`, `Conflicts` (naming
+   * the target) or `Paused`; False with reason `Progressing` or `Complete`.
+   * `DeletionsHeld`: True, reason `TooManyDeletions`, while the deletion guard holds
+   * deletions (the message names the generation to acknowledge); False, reason
+   * `WithinLimit`, once none are.
    */
   conditions?: Condition[];
   /**
@@ -1159,7 +1164,9 @@ export interface Halted {
    */
   packageVariant?: string;
   /**
-   * `RenderFailed`, `NotReady`, `WriteFailed` or `Conflicts`.
+   * Why it failed: `RenderFailed` (its template or wave expression failed), `NotReady` (its
+   * PackageVariant is Ready=False) or `Conflicts` (its upgrade recorded conflicts, with
+   * haltOnConflicts).
    */
   reason?: string;
   /**
