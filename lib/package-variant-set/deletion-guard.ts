@@ -43,8 +43,10 @@ export function deletionReason(set: PackageVariantSet): string {
         ? [`spec.targets[${i}].objectSelector`]
         : [],
   );
+  // At most a few selectors named: a set may have many targets, the status stays small.
+  const named = selectors.slice(0, 5).join(", ") + (selectors.length > 5 ? ", …" : "");
   return selectors.length > 0
-    ? `the spec is unchanged at generation ${generation}; the objects selected by ${selectors.join(", ")} changed`
+    ? `the spec is unchanged at generation ${generation}; the objects selected by ${named} changed`
     : `the spec is unchanged at generation ${generation}`;
 }
 

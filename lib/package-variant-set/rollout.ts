@@ -16,6 +16,15 @@ export type RolloutSpec = NonNullable<PackageVariantSetSpec["rollout"]>;
 export type RolloutStatus = NonNullable<PackageVariantSetStatus["rollout"]>;
 type WaveStatus = NonNullable<RolloutStatus["waves"]>[number];
 
+/**
+ * The longest failure message kept in status.rollout.halted and the RolloutHalted condition: a
+ * variant's Ready message may take the whole of a condition's 32 KiB, and ours adds to it.
+ */
+export const MAX_HALT_MESSAGE = 1024;
+
+const clipped = (message: string) =>
+  message.length > MAX_HALT_MESSAGE ? `${message.slice(0, MAX_HALT_MESSAGE)}…` : message;
+
 /** The implicit last wave: targets no wave selects. */
 export const REST_WAVE = "rest";
 
@@ -125,9 +134,9 @@ function failureOf(
     package: d.spec.downstream?.package,
   };
   if (p?.ready === "False")
-    return { ...where, reason: "NotReady", message: p.message ?? "Ready=False" };
+    return { ...where, reason: "NotReady", message: clipped(p.message ?? "Ready=False") };
   if (rollout.haltOnConflicts && p?.conflicts)
-    return { ...where, reason: "Conflicts", message: p.conflicts };
+    return { ...where, reason: "Conflicts", message: clipped(p.conflicts) };
   return undefined;
 }
 
@@ -173,11 +182,17 @@ export function decideRollout(
   for (const { desired: d } of plan.update) at(d.wave).push({ name: d.name, state: "pending" });
   for (const { existing, desired: d } of plan.unchanged)
     at(d.wave).push(stateOf(d, progress.get(existing.metadata?.name ?? ""), rollout));
-  for (const { wave, ...where } of renderFailures)
+  for (const { wave, repository, package: pkg, message } of renderFailures)
     at(wave ?? 0).push({
       name: "",
       state: "failed",
-      failure: { packageVariant: "", ...where, reason: "RenderFailed" },
+      failure: {
+        packageVariant: "",
+        repository,
+        package: pkg,
+        reason: "RenderFailed",
+        message: clipped(message),
+      },
     });
 
   const current = byWave.findIndex(entries => entries.some(e => e.state !== "done"));

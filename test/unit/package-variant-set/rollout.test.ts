@@ -183,6 +183,12 @@ describe("decideRollout", () => {
     expect(halted.status.waves?.[1]).toMatchObject({ total: 3, failed: 1, pending: 2 });
   });
 
+  it("keeps at most 1024 characters of a failure's message", () => {
+    const plan = planSet("s", desired(2), existingAt(2, ["a1", "a2"]), true);
+    const long = progressOf({ a1: {}, a2: { ready: "False", message: "x".repeat(40_000) } });
+    expect(decideRollout(rollout, plan, long, []).status.halted?.message).toHaveLength(1025);
+  });
+
   it("halts on recorded conflicts only when asked to", () => {
     const plan = planSet("s", desired(2), existingAt(2, ["a1", "a2"]), true);
     const conflicted = progressOf({ a1: {}, a2: { conflicts: "1 conflict(s)" } });
