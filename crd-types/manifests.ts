@@ -1949,6 +1949,12 @@ export const crdManifests: readonly CrdManifest[] = [
             "priority": 1
           },
           {
+            "name": "Wave",
+            "type": "string",
+            "description": "The rollout's current wave (status.rollout.currentWave), with spec.rollout.",
+            "jsonPath": ".status.rollout.currentWave"
+          },
+          {
             "name": "Age",
             "type": "date",
             "jsonPath": ".metadata.creationTimestamp"
@@ -2656,6 +2662,118 @@ export const crdManifests: readonly CrdManifest[] = [
                         "maxLength": 64
                       }
                     }
+                  },
+                  "rollout": {
+                    "description": "Releases the set's changes wave by wave (docs/package-variant-sets.md, \"Rollout\nwaves\"). Creates and spec updates of PackageVariants are held back until their\ntarget's wave starts; a wave starts when every PackageVariant of the waves before\nit has reached `gate`. The first failure halts the rollout. Deletions are not\nstaged (see deletionGuard). Omit to release every change at once.",
+                    "type": "object",
+                    "properties": {
+                      "waves": {
+                        "description": "The ordered waves, at most 20. A target belongs to the first wave whose\nselector and expression (both, when both are given) match it; a target in no\nwave belongs to an implicit last wave named `rest`.",
+                        "type": "array",
+                        "maxItems": 20,
+                        "items": {
+                          "description": "One wave, e.g. `{name: canary, selector: {matchLabels: {ring: canary}}}`.",
+                          "type": "object",
+                          "required": [
+                            "name"
+                          ],
+                          "properties": {
+                            "name": {
+                              "description": "Name of the wave, unique in the set, e.g. `canary`; shown in status.rollout.",
+                              "type": "string",
+                              "maxLength": 63
+                            },
+                            "selector": {
+                              "description": "Label selector over the target's labels: the Repository's for a\nrepository target (list or repositorySelector), the selected object's for\nan objectSelector target. An empty selector matches every target.",
+                              "type": "object",
+                              "properties": {
+                                "matchLabels": {
+                                  "description": "Labels an object must all have, e.g. `{env: prod}`. Combined (AND) with matchExpressions.",
+                                  "type": "object",
+                                  "additionalProperties": {
+                                    "type": "string"
+                                  }
+                                },
+                                "matchExpressions": {
+                                  "description": "Label requirements an object must all meet. Combined (AND) with matchLabels.",
+                                  "type": "array",
+                                  "items": {
+                                    "description": "One label requirement, e.g. `{key: region, operator: In, values: [us-east1, us-west1]}`.",
+                                    "type": "object",
+                                    "required": [
+                                      "key",
+                                      "operator"
+                                    ],
+                                    "properties": {
+                                      "key": {
+                                        "description": "Label key the requirement applies to, e.g. `region`.",
+                                        "type": "string"
+                                      },
+                                      "operator": {
+                                        "description": "`In` / `NotIn`: the label value is / is not one of values. `Exists` / `DoesNotExist`: the label is / is not present (values must be empty).",
+                                        "type": "string",
+                                        "enum": [
+                                          "In",
+                                          "NotIn",
+                                          "Exists",
+                                          "DoesNotExist"
+                                        ]
+                                      },
+                                      "values": {
+                                        "description": "Label values for In and NotIn (at least one); empty for Exists and DoesNotExist.",
+                                        "type": "array",
+                                        "items": {
+                                          "type": "string"
+                                        }
+                                      }
+                                    }
+                                  }
+                                }
+                              }
+                            },
+                            "expression": {
+                              "description": "CEL expression returning a bool, over the template's variables\n(`repoDefault`, `packageDefault`, `upstream`, `repository`, `target`),\ne.g. `repository.labels['region'] == 'us-east1'`.",
+                              "type": "string"
+                            }
+                          }
+                        }
+                      },
+                      "gate": {
+                        "description": "What a PackageVariant of a wave must reach before the next wave starts:\n`Ready` (its draft is up to date, Ready=True; the default) or `Published` (and\nits downstream package has no draft or proposal left, i.e. it was published).",
+                        "type": "string",
+                        "enum": [
+                          "Ready",
+                          "Published"
+                        ]
+                      },
+                      "maxInFlight": {
+                        "description": "At most this many released PackageVariants may be short of the gate at once\n(at least 1). Omit for no limit within a wave.",
+                        "type": "integer"
+                      },
+                      "haltOnConflicts": {
+                        "description": "A draft whose upgrade recorded merge conflicts (condition Upgraded, reason MergedWithConflicts) halts the rollout. Default false.",
+                        "type": "boolean"
+                      },
+                      "paused": {
+                        "description": "True releases nothing more until set back to false; what was released stays.",
+                        "type": "boolean"
+                      }
+                    }
+                  },
+                  "deletionGuard": {
+                    "description": "Holds back a reconcile that would delete many of the set's PackageVariants at once\n(docs/package-variant-sets.md, \"Deletion guard\"). Always on: omitted, the limit\nis 25%.",
+                    "type": "object",
+                    "properties": {
+                      "maxDeletions": {
+                        "description": "The most PackageVariants one reconcile may delete without acknowledgement: a\nnumber (`0` holds every deletion) or a percentage of the set's PackageVariants\n(`25%`, the default; rounded down, but at least 1).",
+                        "x-kubernetes-int-or-string": true
+                      },
+                      "acknowledgedGeneration": {
+                        "description": "Releases held deletions: set it to status.deletionGuard.generation, the\ngeneration whose deletions are held. They go ahead if they are still exactly\nthe ones held.",
+                        "type": "integer",
+                        "format": "int64"
+                      }
+                    }
                   }
                 }
               },
@@ -2669,7 +2787,7 @@ export const crdManifests: readonly CrdManifest[] = [
                     "format": "int64"
                   },
                   "conditions": {
-                    "description": "`Stalled`: True when a problem needs the user (reasons `ValidationError`,\n`UpstreamNotFound`, `NoMatchingTargets`, `UnexpectedError`; the message says\nwhat), False with reason `Valid` otherwise. `Ready`: True (reason `Reconciled`)\nwhen every generated PackageVariant was created, updated or deleted as needed;\nFalse with the same reason as Stalled when that failed.",
+                    "description": "`Stalled`: True when a problem needs the user (reasons `ValidationError`,\n`UpstreamNotFound`, `NoMatchingTargets`, `UnexpectedError`; the message says\nwhat), False with reason `Valid` otherwise. `Ready`: True (reason `Reconciled`)\nwhen every generated PackageVariant was created, updated or deleted as needed;\nFalse with the same reason as Stalled when that failed. `RolloutHalted` (with\nspec.rollout): True with reason `RenderFailed`, `NotReady`, `Conflicts` (naming\nthe target) or `Paused`; False with reason `Progressing` or `Complete`.\n`DeletionsHeld`: True, reason `TooManyDeletions`, while the deletion guard holds\ndeletions (the message names the generation to acknowledge); False, reason\n`WithinLimit`, once none are.",
                     "type": "array",
                     "x-kubernetes-list-type": "map",
                     "x-kubernetes-list-map-keys": [
@@ -2926,6 +3044,126 @@ export const crdManifests: readonly CrdManifest[] = [
                         "description": "Targets with something to do that entries does not list.",
                         "type": "integer",
                         "minimum": 0
+                      }
+                    }
+                  },
+                  "rollout": {
+                    "description": "Where the rollout stands (only with spec.rollout).",
+                    "type": "object",
+                    "properties": {
+                      "phase": {
+                        "description": "`Progressing`, `Halted` (a failure, see halted), `Paused` (spec.rollout.paused) or `Complete` (every wave reached the gate).",
+                        "type": "string",
+                        "enum": [
+                          "Progressing",
+                          "Halted",
+                          "Paused",
+                          "Complete"
+                        ]
+                      },
+                      "currentWave": {
+                        "description": "Name of the first wave not yet at the gate; empty when complete.",
+                        "type": "string"
+                      },
+                      "halted": {
+                        "description": "The failure that halts the rollout, when phase is Halted.",
+                        "type": "object",
+                        "properties": {
+                          "packageVariant": {
+                            "description": "Name of the failed target's PackageVariant; empty when its template could not be rendered.",
+                            "type": "string"
+                          },
+                          "repository": {
+                            "description": "Downstream repository of the failed target.",
+                            "type": "string"
+                          },
+                          "package": {
+                            "description": "Downstream package of the failed target.",
+                            "type": "string"
+                          },
+                          "reason": {
+                            "description": "Why it failed: `RenderFailed` (its template or wave expression failed), `NotReady` (its PackageVariant is Ready=False) or `Conflicts` (its upgrade recorded conflicts, with haltOnConflicts).",
+                            "type": "string"
+                          },
+                          "message": {
+                            "description": "What failed, e.g. the PackageVariant's Ready message.",
+                            "type": "string"
+                          }
+                        }
+                      },
+                      "waves": {
+                        "description": "Progress of each wave, in order (the implicit `rest` wave last).",
+                        "type": "array",
+                        "maxItems": 21,
+                        "items": {
+                          "description": "One wave's counts of PackageVariants.",
+                          "type": "object",
+                          "properties": {
+                            "name": {
+                              "description": "Name of the wave.",
+                              "type": "string"
+                            },
+                            "total": {
+                              "description": "PackageVariants the set wants in this wave.",
+                              "type": "integer"
+                            },
+                            "done": {
+                              "description": "How many have their current spec and reached the gate.",
+                              "type": "integer"
+                            },
+                            "inFlight": {
+                              "description": "How many have their current spec but have not reached the gate yet.",
+                              "type": "integer"
+                            },
+                            "pending": {
+                              "description": "How many wait for their wave (a create or spec update not released yet).",
+                              "type": "integer"
+                            },
+                            "failed": {
+                              "description": "How many failed (Ready=False, or conflicts with haltOnConflicts).",
+                              "type": "integer"
+                            }
+                          }
+                        }
+                      }
+                    }
+                  },
+                  "deletionGuard": {
+                    "description": "Deletions the guard holds back; absent when none are held.",
+                    "type": "object",
+                    "properties": {
+                      "generation": {
+                        "description": "The set's generation when these deletions were first held; acknowledge it in spec.deletionGuard.acknowledgedGeneration.",
+                        "type": "integer",
+                        "format": "int64"
+                      },
+                      "count": {
+                        "description": "How many PackageVariants the reconcile would delete.",
+                        "type": "integer"
+                      },
+                      "of": {
+                        "description": "How many PackageVariants the set has.",
+                        "type": "integer"
+                      },
+                      "limit": {
+                        "description": "The most that may be deleted without acknowledgement (maxDeletions applied to `of`).",
+                        "type": "integer"
+                      },
+                      "packageVariants": {
+                        "description": "Names of the PackageVariants it would delete, at most 20.",
+                        "type": "array",
+                        "maxItems": 20,
+                        "items": {
+                          "type": "string"
+                        }
+                      },
+                      "reason": {
+                        "description": "Why they would be deleted (a spec change, or a change of the objects the selectors select).",
+                        "type": "string"
+                      },
+                      "digest": {
+                        "description": "SHA-256 of the sorted names of all held deletions; an acknowledgement releases exactly these.",
+                        "type": "string"
                       }
                     }
                   }

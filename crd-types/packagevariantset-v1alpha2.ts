@@ -33,6 +33,12 @@ export class PackageVariantSet extends GenericKind {
  */
 export interface Spec {
   /**
+   * Holds back a reconcile that would delete many of the set's PackageVariants at once
+   * (docs/package-variant-sets.md, "Deletion guard"). Always on: omitted, the limit
+   * is 25%.
+   */
+  deletionGuard?: SpecDeletionGuard;
+  /**
    * Whether the set writes its PackageVariants at once (`Apply`, the default) or
    * first shows what it would do and waits for approval (`Plan`). In Plan mode the
    * set computes, for every target, what applying would do (create, upgrade from
@@ -49,6 +55,14 @@ export interface Spec {
    */
   plan?: SpecPlan;
   /**
+   * Releases the set's changes wave by wave (docs/package-variant-sets.md, "Rollout
+   * waves"). Creates and spec updates of PackageVariants are held back until their
+   * target's wave starts; a wave starts when every PackageVariant of the waves before
+   * it has reached `gate`. The first failure halts the rollout. Deletions are not
+   * staged (see deletionGuard). Omit to release every change at once.
+   */
+  rollout?: SpecRollout;
+  /**
    * Where to create variants. Each target must set exactly one of repositories,
    * repositorySelector and objectSelector (the admission webhook reports every
    * violation in one message); each produces a list of (downstream repository,
@@ -62,6 +76,26 @@ export interface Spec {
    * Required.
    */
   upstream?: Upstream;
+}
+
+/**
+ * Holds back a reconcile that would delete many of the set's PackageVariants at once
+ * (docs/package-variant-sets.md, "Deletion guard"). Always on: omitted, the limit
+ * is 25%.
+ */
+export interface SpecDeletionGuard {
+  /**
+   * Releases held deletions: set it to status.deletionGuard.generation, the
+   * generation whose deletions are held. They go ahead if they are still exactly
+   * the ones held.
+   */
+  acknowledgedGeneration?: number;
+  /**
+   * The most PackageVariants one reconcile may delete without acknowledgement: a
+   * number (`0` holds every deletion) or a percentage of the set's PackageVariants
+   * (`25%`, the default; rounded down, but at least 1).
+   */
+  maxDeletions?: any;
 }
 
 /**
@@ -100,6 +134,122 @@ export const Mode = {
   Plan: "Plan",
 } as const;
 export type Mode = (typeof Mode)[keyof typeof Mode];
+
+/**
+ * Releases the set's changes wave by wave (docs/package-variant-sets.md, "Rollout
+ * waves"). Creates and spec updates of PackageVariants are held back until their
+ * target's wave starts; a wave starts when every PackageVariant of the waves before
+ * it has reached `gate`. The first failure halts the rollout. Deletions are not
+ * staged (see deletionGuard). Omit to release every change at once.
+ */
+export interface SpecRollout {
+  /**
+   * What a PackageVariant of a wave must reach before the next wave starts:
+   * `Ready` (its draft is up to date, Ready=True; the default) or `Published` (and
+   * its downstream package has no draft or proposal left, i.e. it was published).
+   */
+  gate?: Gate;
+  /**
+   * A draft whose upgrade recorded merge conflicts (condition Upgraded, reason
+   * MergedWithConflicts) halts the rollout. Default false.
+   */
+  haltOnConflicts?: boolean;
+  /**
+   * At most this many released PackageVariants may be short of the gate at once
+   * (at least 1). Omit for no limit within a wave.
+   */
+  maxInFlight?: number;
+  /**
+   * True releases nothing more until set back to false; what was released stays.
+   */
+  paused?: boolean;
+  /**
+   * The ordered waves, at most 20. A target belongs to the first wave whose
+   * selector and expression (both, when both are given) match it; a target in no
+   * wave belongs to an implicit last wave named `rest`.
+   */
+  waves?: PurpleWave[];
+}
+
+/**
+ * What a PackageVariant of a wave must reach before the next wave starts:
+ * `Ready` (its draft is up to date, Ready=True; the default) or `Published` (and
+ * its downstream package has no draft or proposal left, i.e. it was published).
+ */
+export const Gate = {
+  Published: "Published",
+  Ready: "Ready",
+} as const;
+export type Gate = (typeof Gate)[keyof typeof Gate];
+
+/**
+ * One wave, e.g. `{name: canary, selector: {matchLabels: {ring: canary}}}`.
+ */
+export interface PurpleWave {
+  /**
+   * CEL expression returning a bool, over the template's variables
+   * (`repoDefault`, `packageDefault`, `upstream`, `repository`, `target`),
+   * e.g. `repository.labels['region'] == 'us-east1'`.
+   */
+  expression?: string;
+  /**
+   * Name of the wave, unique in the set, e.g. `canary`; shown in status.rollout.
+   */
+  name: string;
+  /**
+   * Label selector over the target's labels: the Repository's for a
+   * repository target (list or repositorySelector), the selected object's for
+   * an objectSelector target. An empty selector matches every target.
+   */
+  selector?: WaveSelector;
+}
+
+/**
+ * Label selector over the target's labels: the Repository's for a
+ * repository target (list or repositorySelector), the selected object's for
+ * an objectSelector target. An empty selector matches every target.
+ */
+export interface WaveSelector {
+  /**
+   * Label requirements an object must all meet. Combined (AND) with matchLabels.
+   */
+  matchExpressions?: SelectorMatchExpression[];
+  /**
+   * Labels an object must all have, e.g. `{env: prod}`. Combined (AND) with matchExpressions.
+   */
+  matchLabels?: { [key: string]: string };
+}
+
+/**
+ * One label requirement, e.g. `{key: region, operator: In, values: [us-east1, us-west1]}`.
+ */
+export interface SelectorMatchExpression {
+  /**
+   * Label key the requirement applies to, e.g. `region`.
+   */
+  key: string;
+  /**
+   * `In` / `NotIn`: the label value is / is not one of values. `Exists` / `DoesNotExist`: the
+   * label is / is not present (values must be empty).
+   */
+  operator: Operator;
+  /**
+   * Label values for In and NotIn (at least one); empty for Exists and DoesNotExist.
+   */
+  values?: string[];
+}
+
+/**
+ * `In` / `NotIn`: the label value is / is not one of values. `Exists` / `DoesNotExist`: the
+ * label is / is not present (values must be empty).
+ */
+export const Operator = {
+  DoesNotExist: "DoesNotExist",
+  Exists: "Exists",
+  In: "In",
+  NotIn: "NotIn",
+} as const;
+export type Operator = (typeof Operator)[keyof typeof Operator];
 
 /**
  * One way of choosing downstream repositories, plus the template for the PackageVariants it
@@ -194,18 +344,6 @@ export interface ObjectSelectorMatchExpression {
    */
   values?: string[];
 }
-
-/**
- * `In` / `NotIn`: the label value is / is not one of values. `Exists` / `DoesNotExist`: the
- * label is / is not present (values must be empty).
- */
-export const Operator = {
-  DoesNotExist: "DoesNotExist",
-  Exists: "Exists",
-  In: "In",
-  NotIn: "NotIn",
-} as const;
-export type Operator = (typeof Operator)[keyof typeof Operator];
 
 /**
  * One downstream repository and the package names to create in it.
@@ -903,7 +1041,12 @@ export interface StatusObject {
    * `UpstreamNotFound`, `NoMatchingTargets`, `UnexpectedError`; the message says
    * what), False with reason `Valid` otherwise. `Ready`: True (reason `Reconciled`)
    * when every generated PackageVariant was created, updated or deleted as needed;
-   * False with the same reason as Stalled when that failed.
+   * False with the same reason as Stalled when that failed. `RolloutHalted` (with
+   * spec.rollout): True with reason `RenderFailed`, `NotReady`, `Conflicts` (naming
+   * the target) or `Paused`; False with reason `Progressing` or `Complete`.
+   * `DeletionsHeld`: True, reason `TooManyDeletions`, while the deletion guard holds
+   * deletions (the message names the generation to acknowledge); False, reason
+   * `WithinLimit`, once none are.
    */
   conditions?: Condition[];
   /**
@@ -911,6 +1054,10 @@ export interface StatusObject {
    * not).
    */
   counts?: StatusCounts;
+  /**
+   * Deletions the guard holds back; absent when none are held.
+   */
+  deletionGuard?: StatusDeletionGuard;
   /**
    * The metadata.generation of the spec that the controller last acted on. If lower than
    * metadata.generation, the status is out of date.
@@ -925,6 +1072,10 @@ export interface StatusObject {
    * `NothingToApply`. Absent in Apply mode.
    */
   plan?: StatusPlan;
+  /**
+   * Where the rollout stands (only with spec.rollout).
+   */
+  rollout?: StatusRollout;
   /**
    * The targets that need attention, at most 100: selectors that select nothing,
    * then failed targets, then targets not yet ready. A ready target is not listed;
@@ -996,6 +1147,43 @@ export interface StatusCounts {
    * How many of them are Ready=True.
    */
   ready?: number;
+}
+
+/**
+ * Deletions the guard holds back; absent when none are held.
+ */
+export interface StatusDeletionGuard {
+  /**
+   * How many PackageVariants the reconcile would delete.
+   */
+  count?: number;
+  /**
+   * SHA-256 of the sorted names of all held deletions; an acknowledgement releases exactly
+   * these.
+   */
+  digest?: string;
+  /**
+   * The set's generation when these deletions were first held; acknowledge it in
+   * spec.deletionGuard.acknowledgedGeneration.
+   */
+  generation?: number;
+  /**
+   * The most that may be deleted without acknowledgement (maxDeletions applied to `of`).
+   */
+  limit?: number;
+  /**
+   * How many PackageVariants the set has.
+   */
+  of?: number;
+  /**
+   * Names of the PackageVariants it would delete, at most 20.
+   */
+  packageVariants?: string[];
+  /**
+   * Why they would be deleted (a spec change, or a change of the objects the selectors
+   * select).
+   */
+  reason?: string;
 }
 
 /**
@@ -1136,6 +1324,99 @@ export const Action = {
   Upgrade: "upgrade",
 } as const;
 export type Action = (typeof Action)[keyof typeof Action];
+
+/**
+ * Where the rollout stands (only with spec.rollout).
+ */
+export interface StatusRollout {
+  /**
+   * Name of the first wave not yet at the gate; empty when complete.
+   */
+  currentWave?: string;
+  /**
+   * The failure that halts the rollout, when phase is Halted.
+   */
+  halted?: Halted;
+  /**
+   * `Progressing`, `Halted` (a failure, see halted), `Paused` (spec.rollout.paused) or
+   * `Complete` (every wave reached the gate).
+   */
+  phase?: Phase;
+  /**
+   * Progress of each wave, in order (the implicit `rest` wave last).
+   */
+  waves?: FluffyWave[];
+}
+
+/**
+ * The failure that halts the rollout, when phase is Halted.
+ */
+export interface Halted {
+  /**
+   * What failed, e.g. the PackageVariant's Ready message.
+   */
+  message?: string;
+  /**
+   * Downstream package of the failed target.
+   */
+  package?: string;
+  /**
+   * Name of the failed target's PackageVariant; empty when its template could not be rendered.
+   */
+  packageVariant?: string;
+  /**
+   * Why it failed: `RenderFailed` (its template or wave expression failed), `NotReady` (its
+   * PackageVariant is Ready=False) or `Conflicts` (its upgrade recorded conflicts, with
+   * haltOnConflicts).
+   */
+  reason?: string;
+  /**
+   * Downstream repository of the failed target.
+   */
+  repository?: string;
+}
+
+/**
+ * `Progressing`, `Halted` (a failure, see halted), `Paused` (spec.rollout.paused) or
+ * `Complete` (every wave reached the gate).
+ */
+export const Phase = {
+  Complete: "Complete",
+  Halted: "Halted",
+  Paused: "Paused",
+  Progressing: "Progressing",
+} as const;
+export type Phase = (typeof Phase)[keyof typeof Phase];
+
+/**
+ * One wave's counts of PackageVariants.
+ */
+export interface FluffyWave {
+  /**
+   * How many have their current spec and reached the gate.
+   */
+  done?: number;
+  /**
+   * How many failed (Ready=False, or conflicts with haltOnConflicts).
+   */
+  failed?: number;
+  /**
+   * How many have their current spec but have not reached the gate yet.
+   */
+  inFlight?: number;
+  /**
+   * Name of the wave.
+   */
+  name?: string;
+  /**
+   * How many wait for their wave (a create or spec update not released yet).
+   */
+  pending?: number;
+  /**
+   * PackageVariants the set wants in this wave.
+   */
+  total?: number;
+}
 
 /**
  * One generated PackageVariant.

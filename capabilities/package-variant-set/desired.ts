@@ -1,7 +1,9 @@
 import { PackageRevision, PackageVariantSet, RepositoryKind } from "../../crd-types";
 import { CelCostBudget, toCelObject } from "../../lib/cel";
 import {
+  assignWave,
   desiredVariant,
+  failedTargetWave,
   MissingRepositoryError,
   planSpecProblems,
   renderPackageVariantSpec,
@@ -52,17 +54,22 @@ function renderTargets(
     // One budget per reconcile of the set: a costly template fails its targets, not the loop.
     budget: new CelCostBudget(),
   };
+  const rollout = set.spec?.rollout;
   for (const ctx of contexts) {
     try {
-      outcome.desired.push(
-        desiredVariant(set.metadata?.name ?? "", renderPackageVariantSpec(ctx, inputs)),
+      const desired = desiredVariant(
+        set.metadata?.name ?? "",
+        renderPackageVariantSpec(ctx, inputs),
       );
+      if (rollout) desired.wave = assignWave(ctx, desired.spec, inputs, rollout, inputs.budget);
+      outcome.desired.push(desired);
     } catch (error) {
       if (!(error instanceof TemplateError)) throw error;
       outcome.failedTargets.push({
         repository: error instanceof MissingRepositoryError ? error.repository : ctx.repoDefault,
         package: ctx.packageDefault,
         message: error.message,
+        ...(rollout && { wave: failedTargetWave(ctx, inputs, rollout, inputs.budget) }),
       });
     }
   }

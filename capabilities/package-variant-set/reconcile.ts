@@ -5,6 +5,7 @@ import { splitKey } from "../../lib/controller/manager";
 import type { OperatorContext } from "../context";
 import { computeDesiredSet } from "./desired";
 import { planStep } from "./plan";
+import { releasedPlan } from "./rollout";
 import { emptyOutcome, SetOutcome, writeStatus } from "./status";
 import { applyPlan, listVariants } from "./variants";
 
@@ -23,7 +24,7 @@ async function reconcileVariants(
   outcome.variants = new Map(existing.map(pv => [pv.metadata?.name ?? "", pv]));
   outcome.plan = await planStep(ctx, set, plan);
   if (outcome.plan?.decision.apply === false) return; // Plan mode: nothing written until approved
-  const result = await applyPlan(ctx, set, plan);
+  const result = await applyPlan(ctx, set, await releasedPlan(ctx, set, plan, existing, outcome));
   outcome.writeFailures = result.failures;
   if (result.failures.size > 0)
     outcome.error = `${result.failures.size} PackageVariant(s) could not be written: ${[...result.failures].map(([n, m]) => `${n}: ${m}`).join("; ")}`;

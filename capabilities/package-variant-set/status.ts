@@ -15,11 +15,12 @@ export async function writeStatus(
 ): Promise<void> {
   const status = buildStatus(set, outcome, ctx.now());
   if (isDeepStrictEqual(status, set.status)) return;
+  // A merge patch keeps what it leaves out: a field gone from the status is written as null.
+  const gone = Object.keys(set.status ?? {}).filter(k => !(k in status));
   await ctx.cluster.patch(
     PackageVariantSetKind,
     refOf(set),
-    // A merge patch keeps what it does not name: leaving Plan mode must remove status.plan.
-    { merge: { status: set.status?.plan && !status.plan ? { ...status, plan: null } : status } },
+    { merge: { status: { ...Object.fromEntries(gone.map(k => [k, null])), ...status } } },
     { status: true },
   );
 }

@@ -106,13 +106,17 @@ function lengthProblem(expression: string): string | undefined {
     : undefined;
 }
 
+/** What an expression must evaluate to: a template field's string, or a wave's bool. */
+export type ResultType = "string" | "bool";
+
 /**
  * Parses and type-checks an expression against the template variables. Returns the problem
- * as one line, or undefined when the expression is a well-typed string expression.
+ * as one line, or undefined when the expression is well-typed and of `resultType`.
  */
 export function checkTemplateExpression(
   expression: string,
   scope: ExpressionScope,
+  resultType: ResultType = "string",
 ): string | undefined {
   const tooLong = lengthProblem(expression);
   if (tooLong) return tooLong;
@@ -130,8 +134,8 @@ export function checkTemplateExpression(
       ? `${REPOSITORY_HINT}: ${problem}`
       : problem;
   }
-  if (result.type !== "string") {
-    return `must evaluate to a string, but evaluates to ${result.type}`;
+  if (result.type !== resultType) {
+    return `must evaluate to ${resultType === "string" ? "a string" : "a bool"}, but evaluates to ${result.type}`;
   }
   return staticProblem(program, expression);
 }
@@ -174,6 +178,27 @@ function meterFor(budget: CelCostBudget): CostMeter {
   );
 }
 
+/** Runs an expression, spending from `budget`; failures throw TemplateExpressionError. */
+function evaluate(
+  expression: string,
+  scope: ExpressionScope,
+  inputs: TemplateInputs,
+  budget: CelCostBudget,
+): unknown {
+  const meter = meterFor(budget);
+  try {
+    const context: Record<string, unknown> = { ...inputs };
+    if (!scope.withRepository) delete context.repository;
+    const program = compile(expression, scope);
+    return metered(meter, () => program(context));
+  } catch (error) {
+    if (error instanceof CostLimitExceededError) throw new TemplateExpressionError(error.message);
+    throw new TemplateExpressionError(describe(error, expression));
+  } finally {
+    budget.spend(meter.spent);
+  }
+}
+
 /**
  * Evaluates a template expression to a string, spending from `budget` (the object's budget;
  * by default one of its own); failures throw TemplateExpressionError.
@@ -184,23 +209,25 @@ export function evaluateTemplateExpression(
   inputs: TemplateInputs,
   budget: CelCostBudget = new CelCostBudget(),
 ): string {
-  let value: unknown;
-  const meter = meterFor(budget);
-  try {
-    const context: Record<string, unknown> = { ...inputs };
-    if (!scope.withRepository) delete context.repository;
-    const program = compile(expression, scope);
-    value = metered(meter, () => program(context));
-  } catch (error) {
-    if (error instanceof CostLimitExceededError) throw new TemplateExpressionError(error.message);
-    throw new TemplateExpressionError(describe(error, expression));
-  } finally {
-    budget.spend(meter.spent);
-  }
+  const value = evaluate(expression, scope, inputs, budget);
   if (typeof value !== "string") {
     throw new TemplateExpressionError(
       `must evaluate to a string, but evaluated to ${typeof value}`,
     );
+  }
+  return value;
+}
+
+/** The same for a bool expression over the template inputs (a rollout wave's). */
+export function evaluateTemplateCondition(
+  expression: string,
+  scope: ExpressionScope,
+  inputs: TemplateInputs,
+  budget: CelCostBudget,
+): boolean {
+  const value = evaluate(expression, scope, inputs, budget);
+  if (typeof value !== "boolean") {
+    throw new TemplateExpressionError(`must evaluate to a bool, but evaluated to ${typeof value}`);
   }
   return value;
 }

@@ -13,6 +13,7 @@ export {
   LISTED_TARGETS_LIMIT,
   newlyEmptyTargets,
   stall,
+  targetOf,
 } from "./status";
 export type { SetOutcome, StatusTarget } from "./status";
 export {
@@ -29,3 +30,6 @@ export {
 } from "./plan-preview";
 export type { PlanDecision, PlannedTarget, PlanStatus, UpgradePreview } from "./plan-preview";
 export { planSpecProblems } from "./plan-rules";
+export { assignWave, decideRollout, failedTargetWave, REST_WAVE } from "./rollout";
+export type { RenderFailure, RolloutSpec, RolloutStatus, VariantProgress } from "./rollout";
+export { deletionLimit, guardDeletions } from "./deletion-guard";

@@ -6,10 +6,12 @@ export interface DesiredVariant {
   identifier: string;
   name: string;
   spec: PackageVariantSpec;
+  /** Its rollout wave (rollout.ts), when the set has spec.rollout. */
+  wave?: number;
 }
 
 export interface ExistingVariant {
-  metadata?: { name?: string };
+  metadata?: { name?: string; deletionTimestamp?: Date };
   spec?: PackageVariantSpec;
 }
 

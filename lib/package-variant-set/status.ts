@@ -1,8 +1,11 @@
 // What a PackageVariantSet's status says: conditions, one entry per target, counts.
 import type { PackageVariant, PackageVariantSet, PackageVariantSetStatus } from "../../crd-types";
 import { Condition, findCondition, setCondition } from "../kubernetes/conditions";
+import type { DeletionGuardStatus } from "./deletion-guard";
 import type { DesiredVariant } from "./plan";
 import { withPlanCondition, type PlanDecision, type PlanStatus } from "./plan-preview";
+import type { RenderFailure, RolloutStatus } from "./rollout";
+import { withRolloutStatus } from "./rollout-status";
 
 /** The PackageVariant's Ready reason while its draft waits for content (not a failure). */
 const VARIANT_PENDING_REASON = "Pending";
@@ -20,7 +23,7 @@ export interface SetOutcome {
   incomplete?: boolean;
   desired: DesiredVariant[];
   /** Targets whose template could not be rendered: repo/package defaults and the error. */
-  failedTargets: { repository: string; package: string; message: string }[];
+  failedTargets: RenderFailure[];
   /** Selector targets that selected nothing, one message each (not failures). */
   emptyTargets: string[];
   /** PackageVariant name → why writing it failed. */
@@ -28,6 +31,9 @@ export interface SetOutcome {
   variants: Map<string, PackageVariant>;
   /** In Plan mode: status.plan and whether it was applied (absent in Apply mode). */
   plan?: { status: PlanStatus; decision: PlanDecision };
+  /** Where the rollout stands (with spec.rollout) and the deletions held back, if any. */
+  rollout?: RolloutStatus;
+  deletionsHeld?: DeletionGuardStatus;
 }
 
 export const emptyOutcome = (): SetOutcome => ({
@@ -45,7 +51,10 @@ export type StatusTarget = NonNullable<PackageVariantSetStatus["targets"]>[numbe
  * condition written for an older spec, or a draft still waiting for its content, is not known
  * to be ready yet (Unknown, with why), and neither counts as failed.
  */
-function targetOf(d: DesiredVariant, outcome: SetOutcome): StatusTarget {
+export function targetOf(
+  d: DesiredVariant,
+  outcome: Pick<SetOutcome, "writeFailures" | "variants">,
+): StatusTarget {
   const base = {
     packageVariant: d.name,
     repository: d.spec.downstream?.repo,
@@ -135,10 +144,12 @@ export function buildStatus(
   if (outcome.incomplete) {
     return { ...set.status, observedGeneration: set.metadata?.generation, conditions };
   }
-  const failed = outcome.failedTargets.map(f => ({
+  const failed = outcome.failedTargets.map(({ repository, package: pkg, message }) => ({
     packageVariant: "",
     ready: "False" as const,
-    ...f,
+    repository,
+    package: pkg,
+    message,
   }));
   const targets: StatusTarget[] = [...outcome.desired.map(d => targetOf(d, outcome)), ...failed];
   // An empty selection is said per target but is no PackageVariant: the counts leave it out.
@@ -147,7 +158,13 @@ export function buildStatus(
   const attention = [...failed, ...targets.filter(t => t.packageVariant && t.ready !== "True")];
   return {
     observedGeneration: set.metadata?.generation,
-    conditions,
+    ...withRolloutStatus(
+      set,
+      conditions as Condition[],
+      outcome.rollout,
+      outcome.deletionsHeld,
+      now,
+    ),
     targets: [...empty, ...attention.slice(0, Math.max(0, LISTED_TARGETS_LIMIT - empty.length))],
     counts: {
       desired: targets.length,

@@ -1,5 +1,6 @@
 import type { PackageVariantSetSpec } from "../../crd-types";
 import type { TargetKind } from "../cel";
+import { rolloutProblems } from "../package-variant-set/rollout-validation";
 import { invalid } from "./field";
 import { packagePathProblem } from "./kubernetes-names";
 import { PackageVariantTemplate, templateProblems } from "./template";
@@ -71,5 +72,5 @@ export function validatePackageVariantSet(spec: PackageVariantSetSpec | undefine
   const problems = upstreamProblems(s.upstream, "spec.upstream", missing);
   if (!s.targets || s.targets.length === 0)
     problems.push("must specify at least one item in spec.targets");
-  return [...problems, ...(s.targets ?? []).flatMap(targetProblems)];
+  return [...problems, ...(s.targets ?? []).flatMap(targetProblems), ...rolloutProblems(s)];
 }
