@@ -3,7 +3,12 @@ import type { PackageVariant, PackageVariantSet, PackageVariantSetStatus } from 
 import { Condition, findCondition, setCondition } from "../kubernetes/conditions";
 import type { DeletionGuardStatus } from "./deletion-guard";
 import type { DesiredVariant } from "./plan";
-import { withPlanCondition, type PlanDecision, type PlanStatus } from "./plan-preview";
+import {
+  PLAN_CONDITION,
+  withPlanCondition,
+  type PlanDecision,
+  type PlanStatus,
+} from "./plan-preview";
 import type { RenderFailure, RolloutStatus } from "./rollout";
 import { withRolloutStatus } from "./rollout-status";
 
@@ -115,6 +120,46 @@ function conditionsOf(set: PackageVariantSet, outcome: SetOutcome, now: Date): C
   );
 }
 
+/**
+ * What holds the set's changes back, in the order a user must act on them: Ready=True promises
+ * that every PackageVariant matches what the set wants, which is not so while an unapproved plan
+ * (PlanApplied=False), a halted or unfinished rollout (RolloutHalted) or held deletions
+ * (DeletionsHeld=True) keep some of them out. Each keeps its own condition's reason.
+ */
+const HOLDS: {
+  type: string;
+  holds: (c: Condition) => boolean;
+  reason: (c: Condition) => string;
+}[] = [
+  { type: PLAN_CONDITION, holds: c => c.status === "False", reason: c => c.reason },
+  {
+    type: "RolloutHalted",
+    holds: c => c.status === "True" || c.reason === "Progressing",
+    reason: c => (c.status === "True" ? "RolloutHalted" : "RolloutProgressing"),
+  },
+  { type: "DeletionsHeld", holds: c => c.status === "True", reason: c => c.reason },
+];
+
+/** Ready=False with the first hold's reason and message when Ready would otherwise be True. */
+export function withHoldInReady(
+  conditions: Condition[],
+  generation: number | undefined,
+  now: Date,
+): Condition[] {
+  if (findCondition(conditions, "Ready")?.status !== "True") return conditions;
+  for (const hold of HOLDS) {
+    const c = findCondition(conditions, hold.type);
+    if (c && hold.holds(c))
+      return setCondition(
+        conditions,
+        { type: "Ready", status: "False", reason: hold.reason(c), message: c.message },
+        generation,
+        now,
+      );
+  }
+  return conditions;
+}
+
 /** Records why the set cannot progress; several reasons keep the first and all messages. */
 export function stall(outcome: SetOutcome, reason: string, message: string): void {
   outcome.stalled = outcome.stalled
@@ -156,15 +201,17 @@ export function buildStatus(
   // Listed first and always, so that newlyEmptyTargets finds what was already announced.
   const empty = outcome.emptyTargets.map(message => ({ packageVariant: "", message }));
   const attention = [...failed, ...targets.filter(t => t.packageVariant && t.ready !== "True")];
+  const withRollout = withRolloutStatus(
+    set,
+    conditions as Condition[],
+    outcome.rollout,
+    outcome.deletionsHeld,
+    now,
+  );
   return {
     observedGeneration: set.metadata?.generation,
-    ...withRolloutStatus(
-      set,
-      conditions as Condition[],
-      outcome.rollout,
-      outcome.deletionsHeld,
-      now,
-    ),
+    ...withRollout,
+    conditions: withHoldInReady(withRollout.conditions, set.metadata?.generation, now),
     targets: [...empty, ...attention.slice(0, Math.max(0, LISTED_TARGETS_LIMIT - empty.length))],
     counts: {
       desired: targets.length,

@@ -125,3 +125,50 @@ describe("PackageVariantSet status: its size does not grow with the set", () => 
     expect(status.counts).toEqual({ desired: 3000, ready: 0, failed: 3000 });
   });
 });
+
+describe("PackageVariantSet status: Ready is False while changes are held back", () => {
+  const readyOf = (fill: (o: ReturnType<typeof emptyOutcome>) => void) => {
+    const outcome = emptyOutcome();
+    fill(outcome);
+    const ready = buildStatus(set, outcome, NOW).conditions?.find(c => c.type === "Ready");
+    return [ready?.status, ready?.reason];
+  };
+
+  it("is True with nothing held", () => {
+    expect(readyOf(() => {})).toEqual(["True", "Reconciled"]);
+  });
+
+  it("names a plan waiting for approval", () => {
+    const decision = { apply: false, reason: "AwaitingApproval", message: "approve it" } as const;
+    expect(
+      readyOf(o => (o.plan = { decision, status: { id: "0123456789abcdef" } as never })),
+    ).toEqual(["False", "AwaitingApproval"]);
+  });
+
+  it("names a rollout still in progress, and one halted", () => {
+    expect(readyOf(o => (o.rollout = { phase: "Progressing", currentWave: "canary" }))).toEqual([
+      "False",
+      "RolloutProgressing",
+    ]);
+    expect(
+      readyOf(
+        o =>
+          (o.rollout = {
+            phase: "Halted",
+            currentWave: "canary",
+            halted: { packageVariant: "pv", message: "render failed" },
+          }),
+      ),
+    ).toEqual(["False", "RolloutHalted"]);
+    expect(readyOf(o => (o.rollout = { phase: "Complete", currentWave: "rest" }))).toEqual([
+      "True",
+      "Reconciled",
+    ]);
+  });
+
+  it("names deletions held by the guard", () => {
+    expect(
+      readyOf(o => (o.deletionsHeld = { count: 4, of: 5, limit: 1, generation: 2, reason: "x" })),
+    ).toEqual(["False", "TooManyDeletions"]);
+  });
+});
