@@ -34,6 +34,7 @@ import {
 } from "./iso-http";
 import { guardedHttpClient, timeoutError } from "./iso-transport";
 import { packScanningHttp } from "./iso-pack-guard";
+import { refBoundedHttp } from "./iso-ref-bound";
 import { gitNetworkFromEnv, limitsOf, type GitNetwork } from "./network";
 import {
   LISTING_BYTES_PER_ENTRY,
@@ -400,7 +401,9 @@ export class IsoGitClient implements GitClient {
     try {
       const guarded = guardedHttpClient(network, deadline.signal, this.opts.url);
       // Every pack is scanned before isomorphic-git inflates it (pack-scan.ts).
-      const http = packScanningHttp(guarded, limitsOf(network), this.opts.url, deadline.signal);
+      const packs = packScanningHttp(guarded, limitsOf(network), this.opts.url, deadline.signal);
+      // Every advertisement is counted before isomorphic-git lists its refs (iso-ref-bound.ts).
+      const http = refBoundedHttp(packs, limitsOf(network), this.opts.url);
       return await call(httpWithHeadHint(http, this.opts.branch));
     } catch (err) {
       const status = httpStatus(err);
