@@ -88,7 +88,11 @@ export class ContentStores {
   ): Promise<ContentStore> {
     const repo = { metadata: { namespace }, spec: { git } } as Repository;
     const config = await repositoryConfig(this.cluster, repo);
-    return openContentStore(config, { cacheRoot: join(this.cacheRoot, "raw"), log: this.log });
+    return openContentStore(config, {
+      cacheRoot: join(this.cacheRoot, "raw"),
+      log: this.log,
+      namespace,
+    });
   }
 
   /**
@@ -109,6 +113,7 @@ export class ContentStores {
       cacheRoot: join(this.cacheRoot, key.replace("/", "_")),
       readFreshnessMs: READ_FRESHNESS_MS,
       log: this.log,
+      namespace: repo.metadata?.namespace ?? "",
     });
     this.#stores.set(key, { config, store });
     return store;

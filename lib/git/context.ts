@@ -95,6 +95,7 @@ export class RepoContext {
       credentials: config.credentials,
       branch: config.branch,
       network,
+      namespace: options.namespace,
     };
     const kind = options.client ?? defaultClientKind();
     this.client = kind === "cli" ? new CliGitClient(clientOpts) : new IsoGitClient(clientOpts);

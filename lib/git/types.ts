@@ -72,6 +72,8 @@ export interface StoreOptions {
   log?: StoreLogger;
   /** URL policy and timeouts; default from the environment (gitNetworkFromEnv). */
   network?: GitNetwork;
+  /** The namespace the repository is read for (the Repository's, a clone's): its fair shares. */
+  namespace?: string;
 }
 
 export interface StoreLogger {
