@@ -174,6 +174,8 @@ export class CliGitClient implements GitClient {
       ...now.filter(ref => !old.has(ref)).map(ref => `delete ${ref}`),
       ...[...old].map(([ref, oid]) => `update ${ref} ${oid}`),
     ];
+    // An empty script is an error to git ("empty command in input"): nothing to restore.
+    if (script.length === 0) return;
     await this.git(["update-ref", "--stdin"], { input: Buffer.from(`${script.join("\n")}\n`) });
   }
 
