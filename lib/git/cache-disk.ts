@@ -1,6 +1,7 @@
 // The disk the git caches take together (PORCH_PEPR_GIT_CACHE_DISK_BYTES): each cache is
 // measured after a fetch that changed its refs, and when they pass the bound the least recently
-// used caches that no operation holds (the per-cache lock, mutex.ts) are deleted. An evicted
+// used caches that no operation holds (the per-cache lock, mutex.ts) are deleted, and a cache
+// over the bound by itself once its operation ends. An evicted
 // cache is fetched again on its next use: every store that had it open sees its eviction count
 // change and starts over (`evictions`). Removing a Repository's caches when it goes is
 // `removeCache`, under the same lock.
@@ -29,8 +30,10 @@ export class CacheDiskLedger {
 
   /**
    * Records that `dir` was just used and takes `bytes`, and returns the folders to evict to get
-   * back within the bound: the least recently used first, never `dir` itself nor one `busy`
-   * says is in use. They are no longer counted.
+   * back within the bound: the least recently used first, none that `busy` says is in use, and
+   * `dir` itself last, only when it alone is over the bound (it is deleted once its operation
+   * ends, so one repository fetched again and again cannot grow without end). They are no longer
+   * counted.
    */
   used(dir: string, bytes: number, busy: (dir: string) => boolean): string[] {
     this.forget(dir);
@@ -42,6 +45,10 @@ export class CacheDiskLedger {
       if (other === dir || busy(other)) continue;
       this.forget(other);
       evicted.push(other);
+    }
+    if (bytes > this.maxBytes) {
+      this.forget(dir);
+      evicted.push(dir);
     }
     return evicted;
   }

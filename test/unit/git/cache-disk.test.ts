@@ -22,15 +22,17 @@ jest.setTimeout(60_000);
 describe("CacheDiskLedger", () => {
   const never = () => false;
 
-  it("evicts the least recently used caches past the bound, never the one just used", () => {
+  it("evicts the least recently used caches past the bound, the one just used only alone over it", () => {
     const ledger = new CacheDiskLedger(100);
     expect(ledger.used("a", 40, never)).toEqual([]);
     expect(ledger.used("b", 40, never)).toEqual([]);
     expect(ledger.used("a", 40, never)).toEqual([]); // a is now the most recent
     expect(ledger.used("c", 40, never)).toEqual(["b"]);
     expect(ledger.total).toBe(80);
-    expect(ledger.used("c", 500, never)).toEqual(["a"]); // alone over the bound, c stays
-    expect(ledger.total).toBe(500);
+    expect(ledger.used("c", 70, never)).toEqual(["a"]); // over the bound with a: a goes
+    expect(ledger.total).toBe(70);
+    expect(ledger.used("c", 500, never)).toEqual(["c"]); // alone over it: c goes after its use
+    expect(ledger.total).toBe(0);
   });
 
   it("skips a cache in use", () => {
