@@ -9,7 +9,7 @@ import {
 import { Manager, type WatchedObject, type WatchPhase } from "../lib/controller/manager";
 import type { OperatorContext } from "./context";
 import { operator, peprLogger } from "./operator";
-import { Controller } from "./shared/controller";
+import { Controller, serveFetchMemoryUse } from "./shared/controller";
 import { shares } from "./package-revision/config";
 import { errorMessage } from "../lib/errors";
 import { runsController } from "./reconcilers";
@@ -29,6 +29,7 @@ export const manager = new Manager<OperatorContext>(
     }).queue,
   runsController,
 );
+serveFetchMemoryUse();
 
 /** The kinds watched, with what is dropped from each object before it is held. */
 manager.kind<PackageRevision>("PackageRevision", { cache: operator.caches.revisions.cache });

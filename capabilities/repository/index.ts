@@ -14,8 +14,8 @@ export const RepositoryCapability = new Capability({
 export const repositoryController = manager.controller({
   name: "Repository",
   for: "Repository",
-  // A deleted Repository's git cache is closed; its revisions leave git alone.
+  // A deleted Repository's git cache is closed and deleted; its revisions leave git alone.
   forget: (repo, ctx) =>
-    ctx.stores.forget(repo.metadata?.namespace ?? "", repo.metadata?.name ?? ""),
+    void ctx.stores.forget(repo.metadata?.namespace ?? "", repo.metadata?.name ?? ""),
   reconcile: reconcileRepository,
 });

@@ -7,6 +7,7 @@ export interface SyncReport {
   ready: boolean;
   /**
    * "Ready", or why not: "Error", "Timeout", "Unavailable", "URLNotAllowed", "TooManyRevisions",
+   * "ContentTooLarge", "FetchMemoryBusy",
    * "Reconciling".
    */
   reason: string;

@@ -5,6 +5,7 @@ import { Repository, RepositoryKind } from "../../crd-types";
 import { SecretKind } from "../../lib/cluster/kinds";
 import type { Cluster } from "../../lib/cluster/port";
 import { ContentStore, GitCredentials, openContentStore, RepositoryConfig } from "../../lib/git";
+import { removeCache } from "../../lib/git/cache-disk";
 
 const defaultCacheRoot = () => process.env.PORCH_PEPR_GIT_CACHE ?? join(tmpdir(), "porch-pepr-git");
 
@@ -88,7 +89,11 @@ export class ContentStores {
   ): Promise<ContentStore> {
     const repo = { metadata: { namespace }, spec: { git } } as Repository;
     const config = await repositoryConfig(this.cluster, repo);
-    return openContentStore(config, { cacheRoot: join(this.cacheRoot, "raw"), log: this.log });
+    return openContentStore(config, {
+      cacheRoot: join(this.cacheRoot, "raw"),
+      log: this.log,
+      namespace,
+    });
   }
 
   /**
@@ -109,8 +114,17 @@ export class ContentStores {
       cacheRoot: join(this.cacheRoot, key.replace("/", "_")),
       readFreshnessMs: READ_FRESHNESS_MS,
       log: this.log,
+      namespace: repo.metadata?.namespace ?? "",
     });
     this.#stores.set(key, { config, store });
+    // A cache of the URL the Repository no longer names would stay on disk for good.
+    if (existing && existing.store.cacheDir !== store.cacheDir)
+      await removeCache(existing.store.cacheDir).catch((err: Error) =>
+        this.log.warn("cannot delete the git cache of a URL a Repository no longer names", {
+          key,
+          error: err.message,
+        }),
+      );
     return store;
   }
 
@@ -128,9 +142,22 @@ export class ContentStores {
     return { repo, store: await this.of(repo) };
   }
 
-  forget(namespace: string, name: string): void {
+  /**
+   * Closes a deleted Repository's store and deletes its cache from disk (once no operation holds
+   * it). Only a store this process opened is known: a cache left by an earlier process is
+   * counted and evicted by the disk bound (lib/git/cache-disk.ts).
+   */
+  async forget(namespace: string, name: string): Promise<void> {
     const key = repositoryKey(namespace, name);
-    this.#stores.get(key)?.store.close();
+    const existing = this.#stores.get(key);
     this.#stores.delete(key);
+    if (existing === undefined) return;
+    existing.store.close();
+    await removeCache(existing.store.cacheDir).catch((err: Error) =>
+      this.log.warn("cannot delete a deleted Repository's git cache", {
+        key,
+        error: err.message,
+      }),
+    );
   }
 }

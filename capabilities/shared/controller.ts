@@ -8,6 +8,7 @@ import {
 import { NamespaceDepths } from "../../lib/controller/namespace-depths";
 import { errorMessage } from "../../lib/errors";
 import { isGitStoreError } from "../../lib/git";
+import { fetchMemoryFromEnv, setProcessFetchMemory } from "../../lib/git/fetch-memory";
 
 /**
  * The longest wait before retrying a git call whose server was down or cut off: a server back
@@ -18,12 +19,14 @@ import { isGitStoreError } from "../../lib/git";
 export const GIT_RETRY_MAX_MS = 20_000;
 
 /**
- * Only a server that was down or slow ends by itself; a transport failure of git's own (a URL
+ * Only a server that was down or slow, or other fetches holding the fetch memory, ends by itself; a transport failure of git's own (a URL
  * that answers 404, say) is retried at the default pace, so a thousand variants with a broken
  * URL cost the git server a request every few minutes each, not every 20 s.
  */
 export const maxRetryDelayOf = (error: unknown): number | undefined =>
-  isGitStoreError(error, "Unavailable") || isGitStoreError(error, "Timeout")
+  isGitStoreError(error, "Unavailable") ||
+  isGitStoreError(error, "Timeout") ||
+  isGitStoreError(error, "FetchMemoryBusy")
     ? GIT_RETRY_MAX_MS
     : undefined;
 
@@ -58,6 +61,26 @@ function depthGauges(controller: string): (depth: number) => void {
     metricsCollector.incGauge(names.peak, {}, depth - peak);
     peak = depth;
   };
+}
+
+/**
+ * The process's fetch memory (lib/git/fetch-memory.ts) with its use on /metrics: bytes held by
+ * isomorphic-git operations in flight and fetches waiting for them (pepr_git_fetch_memory_bytes,
+ * pepr_git_fetch_memory_waiting).
+ */
+export function serveFetchMemoryUse(): void {
+  const bytes = "git_fetch_memory_bytes";
+  const waiting = "git_fetch_memory_waiting";
+  metricsCollector.addGauge(bytes, "Bytes isomorphic-git fetches in flight hold", []);
+  metricsCollector.addGauge(waiting, "Fetches waiting for fetch memory", []);
+  const sent = { taken: 0, waiting: 0 };
+  setProcessFetchMemory(
+    fetchMemoryFromEnv(process.env, use => {
+      metricsCollector.incGauge(bytes, {}, use.taken - sent.taken);
+      metricsCollector.incGauge(waiting, {}, use.waiting - sent.waiting);
+      Object.assign(sent, use);
+    }),
+  );
 }
 
 /** "PackageRevision" → "pepr_namespace_queue_depth_package_revision" (the full name). */

@@ -18,10 +18,10 @@ export async function mapLimit<T, R>(
 
 /**
  * A fixed number of slots for work that must not all run at once (renders among reconcile
- * workers), shared fairly: one namespace holds at most `perNamespace` of them, so a tenant's
- * burst of renders always leaves `limit - perNamespace` slots to the others. `take` never
- * waits: a caller that finds no slot free requeues instead of holding a worker. A limit of 0
- * means unlimited.
+ * workers; bytes of git fetches in flight, taken many at once), shared fairly: one namespace
+ * holds at most `perNamespace` of them, so a tenant's burst always leaves `limit - perNamespace`
+ * slots to the others. `take` never waits: a caller that finds no slot free requeues instead of
+ * holding a worker (FairBudget waits for them). A limit of 0 means unlimited.
  */
 export class Slots {
   #taken = 0;
@@ -35,24 +35,26 @@ export class Slots {
     this.perNamespace = limit > 0 ? Math.max(1, Math.min(perNamespace, limit)) : perNamespace;
   }
 
-  /** Whether `take(namespace)` would succeed now. */
-  free(namespace: string): boolean {
-    if (this.limit > 0 && this.#taken >= this.limit) return false;
-    return this.perNamespace <= 0 || this.heldBy(namespace) < this.perNamespace;
+  /** Whether `take(namespace, amount)` would succeed now. */
+  free(namespace: string, amount = 1): boolean {
+    if (this.limit > 0 && this.#taken + amount > this.limit) return false;
+    return this.perNamespace <= 0 || this.heldBy(namespace) + amount <= this.perNamespace;
   }
 
-  take(namespace: string): boolean {
-    if (!this.free(namespace)) return false;
-    this.#taken++;
-    this.#held.set(namespace, this.heldBy(namespace) + 1);
+  take(namespace: string, amount = 1): boolean {
+    if (!this.free(namespace, amount)) return false;
+    this.#taken += amount;
+    this.#held.set(namespace, this.heldBy(namespace) + amount);
     return true;
   }
 
-  release(namespace: string): void {
+  /** Gives back `amount` (at most what the namespace holds). */
+  release(namespace: string, amount = 1): void {
     const held = this.heldBy(namespace);
-    if (held === 0) return;
-    this.#taken--;
-    if (held > 1) this.#held.set(namespace, held - 1);
+    const given = Math.min(held, amount);
+    if (given <= 0) return;
+    this.#taken -= given;
+    if (held > given) this.#held.set(namespace, held - given);
     else this.#held.delete(namespace);
   }
 

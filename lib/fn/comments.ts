@@ -6,9 +6,27 @@ import { isMap, isScalar, isSeq, type Node, type YAMLMap, type YAMLSeq } from "y
 import { keyName, sameValue } from "../krm/nodes";
 import { scalarText } from "./yaml-nodes";
 
-/** Same data, ignoring comments, formatting and map key order. */
+/**
+ * The most YAML aliases a comparison expands (yaml's own default, named here): a few hundred
+ * bytes of nested aliases would expand to billions of nodes.
+ */
+export const MAX_COMPARED_ALIASES = 100;
+
+/** A resource whose aliases expand past MAX_COMPARED_ALIASES: refused by name, not thrown raw. */
+export class AliasBoundError extends Error {}
+
+/** Same data, ignoring comments, formatting and map key order. Throws AliasBoundError. */
 export function sameContent(a: Document, b: Document): boolean {
-  return sameValue(a.toJS(), b.toJS());
+  try {
+    const options = { maxAliasCount: MAX_COMPARED_ALIASES };
+    return sameValue(a.toJS(options), b.toJS(options));
+  } catch (error) {
+    // yaml's refusal is a bare ReferenceError ("Excessive alias count ...").
+    if (!(error instanceof ReferenceError) || !/alias/i.test(error.message)) throw error;
+    throw new AliasBoundError(
+      `its YAML aliases expand more than ${MAX_COMPARED_ALIASES} times, the most a function's output is compared with its input`,
+    );
+  }
 }
 
 /** Copies comments, field order and collection/quote styles from `from` onto `to`. */

@@ -1,6 +1,6 @@
 // A function process's output as a RunResponse: shared by the runtimes that run a process and
 // read a ResourceList from its stdout (exec, and pod, whose wrapper runs it in the Pod).
-import { restoreFormatting, sameContent } from "./comments";
+import { AliasBoundError, restoreFormatting, sameContent } from "./comments";
 import type { ExecOutcome } from "./exec";
 import { parseResourceListYaml } from "./resource-list";
 import { hasErrorResult } from "./results";
@@ -32,14 +32,21 @@ export function responseFromOutput(request: RunRequest, outcome: ExecOutcome): R
       outcome.exitCode !== 0 ? `exited with code ${outcome.exitCode}` : (error as Error).message;
     return { items: [], results: [], exitCode: outcome.exitCode || 1, stderr, failure };
   }
-  const items = parsed.items.map(item => {
+  const items = [];
+  for (const [at, item] of parsed.items.entries()) {
     const source = item.id !== undefined && /^\d+$/.test(item.id) ? Number(item.id) : undefined;
     const input = source !== undefined ? request.items[source]?.doc : undefined;
     let doc = item.doc;
-    if (input && sameContent(input, doc)) doc = input;
-    else if (input) restoreFormatting(input, doc);
-    return { doc, path: item.path, index: item.index, source: input ? source : undefined };
-  });
+    try {
+      if (input && sameContent(input, doc)) doc = input;
+      else if (input) restoreFormatting(input, doc);
+    } catch (error) {
+      if (!(error instanceof AliasBoundError)) throw error;
+      const failure = `output item ${at} or its input: ${error.message}`;
+      return { items: [], results: [], exitCode: 1, stderr, failure, bound: "FunctionOutputLimit" };
+    }
+    items.push({ doc, path: item.path, index: item.index, source: input ? source : undefined });
+  }
   const exitCode =
     outcome.exitCode !== 0 ? outcome.exitCode : hasErrorResult(parsed.results) ? 1 : 0;
   const failure = outcome.exitCode !== 0 ? `exited with code ${outcome.exitCode}` : undefined;

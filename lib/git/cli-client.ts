@@ -29,7 +29,13 @@ import {
   type GitNetwork,
   type GitTimeouts,
 } from "./network";
-import { LISTING_BYTES_PER_ENTRY, objectLimit, treeTooLarge } from "./content-limits";
+import {
+  LISTING_BYTES_PER_ENTRY,
+  REF_LINE_BYTES,
+  objectLimit,
+  tooManyRefs,
+  treeTooLarge,
+} from "./content-limits";
 import { PackBound, killGroup } from "./pack-bound";
 import { CatFileBatch } from "./cat-file";
 import { parseCommit, parseSignature } from "./commit-format";
@@ -77,6 +83,7 @@ export class CliGitClient implements GitClient {
   async fetch(): Promise<RefMap> {
     const refspecs = ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"];
     await removeStaleLocks(this.opts.gitdir);
+    await this.countRemoteRefs();
     const before = await this.localRefs();
     const bound = await PackBound.start(this.opts.gitdir, limitsOf(this.network));
     try {
@@ -129,6 +136,23 @@ export class CliGitClient implements GitClient {
     return refs;
   }
 
+  /**
+   * Lists the remote's refs within the ref limit before git fetch takes them all (a fetch's
+   * own output names none): git is ended once it printed more lines or bytes than allowed.
+   */
+  private async countRemoteRefs(): Promise<void> {
+    const limits = limitsOf(this.network);
+    await this.git(["ls-remote", "--heads", "--tags", this.opts.url], {
+      network: true,
+      cap: {
+        records: limits.maxRefs,
+        bytes: limits.maxRefs * REF_LINE_BYTES,
+        separator: 0x0a,
+        error: () => tooManyRefs(displayUrl(this.opts.url), limits),
+      },
+    });
+  }
+
   /** "<ref> <oid> <peeled>" lines of the remote-tracking branches and tags. */
   private async localRefs(): Promise<string[]> {
     const out = await this.git([
@@ -150,6 +174,8 @@ export class CliGitClient implements GitClient {
       ...now.filter(ref => !old.has(ref)).map(ref => `delete ${ref}`),
       ...[...old].map(([ref, oid]) => `update ${ref} ${oid}`),
     ];
+    // An empty script is an error to git ("empty command in input"): nothing to restore.
+    if (script.length === 0) return;
     await this.git(["update-ref", "--stdin"], { input: Buffer.from(`${script.join("\n")}\n`) });
   }
 
@@ -277,8 +303,8 @@ export class CliGitClient implements GitClient {
       bare?: boolean;
       /** Told the process (group leader of a network call) once it runs. */
       spawned?: (pid: number | undefined) => void;
-      /** Past this much stdout (NUL-ended records or bytes) git is killed and `error` thrown. */
-      cap?: { records: number; bytes: number; error: () => GitStoreError };
+      /** Past this much stdout (records ended by `separator`, NUL unless given, or bytes) git is killed and `error` thrown. */
+      cap?: { records: number; bytes: number; separator?: number; error: () => GitStoreError };
     } = {},
   ): Promise<RunResult> {
     const full = o.bare === false ? args : [`--git-dir=${this.opts.gitdir}`, ...args];
@@ -310,7 +336,8 @@ export class CliGitClient implements GitClient {
         if (capped) return;
         if (o.cap !== undefined) {
           bytes += d.length;
-          for (let i = d.indexOf(0); i !== -1; i = d.indexOf(0, i + 1)) records++;
+          const end = o.cap.separator ?? 0;
+          for (let i = d.indexOf(end); i !== -1; i = d.indexOf(end, i + 1)) records++;
           if (records > o.cap.records || bytes > o.cap.bytes) {
             capped = true;
             out.length = 0;

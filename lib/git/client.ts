@@ -95,6 +95,8 @@ export interface ClientOptions {
   branch: string;
   /** URL policy and timeouts, applied right before every network call; default from the env. */
   network?: GitNetwork;
+  /** The namespace the repository is read for: its share of the fetch memory (fetch-memory.ts). */
+  namespace?: string;
 }
 
 export const ZERO_OID = "0000000000000000000000000000000000000000";

@@ -23,6 +23,11 @@ export interface GitContentLimits {
   maxInflatedBytes: number;
   /** Most package revisions one Repository may have (each becomes two objects in the cluster). */
   maxRevisions: number;
+  /**
+   * Most ref lines one advertisement may list (a peeled tag's line counts), and with
+   * REF_LINE_BYTES its bytes: read and held before anything else is known of the repository.
+   */
+  maxRefs: number;
 }
 
 /**
@@ -39,6 +44,8 @@ export interface GitContentLimits {
  * and in the watcher's caches (a few KiB each for a typical package): 10,000 per Repository is
  * several times a large real catalog (hundreds of packages, tens of revisions each) and keeps
  * one Repository's objects to tens of MiB of a 512 MiB pod, not the 200,000 a tag flood makes.
+ * 50,000 advertised refs is five times that cap (an annotated tag takes two lines) and, at
+ * REF_LINE_BYTES each, bounds an advertisement to 25 MB instead of the per-fetch limit.
  */
 export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxFileBytes: 1024 * 1024,
@@ -49,7 +56,11 @@ export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxObjectBytes: 16 * 1024 * 1024,
   maxInflatedBytes: 512 * 1024 * 1024,
   maxRevisions: 10_000,
+  maxRefs: 50_000,
 };
+
+/** Bytes an advertisement may take per ref line it may list (a long ref name included). */
+export const REF_LINE_BYTES = 512;
 
 /** The environment setting of each limit, named in every refusal. */
 export const LIMIT_SETTINGS: Record<keyof GitContentLimits, string> = {
@@ -61,7 +72,18 @@ export const LIMIT_SETTINGS: Record<keyof GitContentLimits, string> = {
   maxObjectBytes: "PORCH_PEPR_GIT_MAX_OBJECT_BYTES",
   maxInflatedBytes: "PORCH_PEPR_GIT_MAX_INFLATED_BYTES",
   maxRevisions: "PORCH_PEPR_REPOSITORY_MAX_REVISIONS",
+  maxRefs: "PORCH_PEPR_GIT_MAX_REFS",
 };
+
+/**
+ * A server advertising more refs than the limit, or more bytes than those refs may take: both
+ * clients stop reading it there.
+ */
+export const tooManyRefs = (url: string, limits: GitContentLimits) =>
+  new GitStoreError(
+    "ContentTooLarge",
+    `git server ${url} advertises more than ${limits.maxRefs} refs or ${limits.maxRefs * REF_LINE_BYTES} bytes of them, ${overLimit("maxRefs", limits)}`,
+  );
 
 /** A positive number from a setting, else `fallback`. */
 export const positiveSetting = (value: string | undefined, fallback: number): number => {
@@ -90,6 +112,7 @@ export function overLimit(
     maxObjectBytes: "per-object limit of %d bytes inflated",
     maxInflatedBytes: "per-fetch limit of %d bytes inflated",
     maxRevisions: "limit of %d package revisions per repository",
+    maxRefs: "limit of %d refs advertised per fetch",
   }[key].replace("%d", String(limits[key]));
   return `over the ${what} (${LIMIT_SETTINGS[key]})`;
 }

@@ -22,6 +22,7 @@ import {
   trimSlashes,
 } from "./layout";
 import { withLock } from "./mutex";
+import { evictions, processCacheDisk } from "./cache-disk";
 import { assertUrlAllowed, limitsOf, type GitNetwork } from "./network";
 import { revisionCountProblem, type GitContentLimits } from "./content-limits";
 import { selectRevision } from "./revision-rank";
@@ -80,6 +81,10 @@ export class RepoContext {
   private refs: RefMap | undefined;
   private lastFetch = 0;
   private initialised = false;
+  /** The cache's eviction count when this context last used it (cache-disk.ts). */
+  private seenEvictions: number;
+  /** The refs the cache's disk use was last measured with: unchanged refs, unchanged disk. */
+  private measuredRefs: string | undefined;
   /** What reads of this repository's content may take. */
   readonly limits: GitContentLimits;
 
@@ -95,11 +100,44 @@ export class RepoContext {
       credentials: config.credentials,
       branch: config.branch,
       network,
+      namespace: options.namespace,
     };
     const kind = options.client ?? defaultClientKind();
     this.client = kind === "cli" ? new CliGitClient(clientOpts) : new IsoGitClient(clientOpts);
     this.limits = limitsOf(network);
     this.discovery = new Discovery(this.client);
+    this.seenEvictions = evictions(this.cacheDir);
+  }
+
+  /** Under the lock: after an eviction of the cache, start over as a new context would. */
+  private checkEvicted(): void {
+    const now = evictions(this.cacheDir);
+    if (now === this.seenEvictions) return;
+    this.seenEvictions = now;
+    this.client.close();
+    this.initialised = false;
+    this.refs = undefined;
+    this.measuredRefs = undefined;
+  }
+
+  /** Under the lock, after a fetch: measures the cache when its refs moved (cache-disk.ts). */
+  private async measure(refs: RefMap): Promise<void> {
+    let key = "";
+    for (const [ref, { oid }] of refs) key += `${ref} ${oid}\n`;
+    if (key === this.measuredRefs) return;
+    this.measuredRefs = key;
+    await processCacheDisk().measured(this.cacheDir);
+  }
+
+  /** Under the lock: after an eviction of the cache, fetches it again. */
+  async refetchIfEvicted(): Promise<void> {
+    this.checkEvicted();
+    if (this.refs === undefined) await this.sync();
+  }
+
+  /** What a write changed on disk is measured with the next fetch. */
+  wrote(): void {
+    this.measuredRefs = undefined;
   }
 
   get branchRef(): string {
@@ -116,6 +154,7 @@ export class RepoContext {
   /** Serialised read: refetches when `fresh` or the last fetch is older than readFreshnessMs. */
   read<T>(op: () => Promise<T>, fresh = false): Promise<T> {
     return withLock(this.cacheDir, async () => {
+      this.checkEvicted();
       if (fresh || this.stale()) await this.sync();
       return op();
     });
@@ -129,6 +168,7 @@ export class RepoContext {
   write<T>(op: () => Promise<T>): Promise<T> {
     const max = Math.max(1, this.options.maxPushAttempts ?? 8);
     return withLock(this.cacheDir, async () => {
+      this.checkEvicted();
       for (let attempt = 1; ; attempt++) {
         if (attempt > 1 || this.stale()) await this.sync();
         try {
@@ -158,9 +198,11 @@ export class RepoContext {
   /** Fetches every ref without requiring the repository branch (raw git sources). Holds the lock. */
   fetchAll(): Promise<RefMap> {
     return withLock(this.cacheDir, async () => {
+      this.checkEvicted();
       await this.ensureInit();
       this.refs = await this.client.fetch();
       this.lastFetch = Date.now();
+      await this.measure(this.refs);
       return this.refs;
     });
   }
@@ -177,6 +219,7 @@ export class RepoContext {
     await this.ensureInit();
     this.refs = await this.client.fetch();
     this.lastFetch = Date.now();
+    await this.measure(this.refs);
     if (!this.refs.has(this.branchRef)) await this.createBranchOrFail();
     return this.refs;
   }
@@ -184,6 +227,7 @@ export class RepoContext {
   /** Pushes ref updates and applies them to the fetched refs (no refetch needed to read them back). */
   async push(updates: RefUpdate[]): Promise<void> {
     await this.client.push(updates);
+    this.wrote();
     const refs = this.currentRefs();
     for (const u of updates) {
       if (u.oid === null) refs.delete(u.ref);

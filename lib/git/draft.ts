@@ -20,6 +20,7 @@ import {
   type PackageRevisionKey,
 } from "./types";
 import { withLock } from "./mutex";
+import { evictions } from "./cache-disk";
 
 interface Edit {
   files: Record<string, string>;
@@ -81,6 +82,8 @@ class GitPackageDraft implements PackageDraft {
   private head: string | undefined;
   private readonly edits: Edit[] = [];
   private closed = false;
+  /** The cache's eviction count when the draft's commits were made in it (cache-disk.ts). */
+  private madeIn: number;
   private readonly path: string;
   private readonly ref: string;
 
@@ -90,6 +93,7 @@ class GitPackageDraft implements PackageDraft {
     readonly lifecycle: "Draft" | "Proposed",
     private start: DraftStart,
   ) {
+    this.madeIn = evictions(ctx.cacheDir);
     this.path = packagePath(ctx.config.directory, key.packageName);
     this.ref =
       lifecycle === "Draft"
@@ -106,6 +110,9 @@ class GitPackageDraft implements PackageDraft {
       );
     }
     return withLock(this.ctx.cacheDir, async () => {
+      // The cache may have been evicted since the draft began: fetched again, edits remade.
+      await this.ctx.refetchIfEvicted();
+      if (evictions(this.ctx.cacheDir) !== this.madeIn) await this.remake();
       const edit = { files: { ...files }, message: commitMessage };
       const next = await this.commitEdit(
         this.head ?? this.start.parent,
@@ -136,6 +143,7 @@ class GitPackageDraft implements PackageDraft {
   }
 
   private async pushOrRebase(): Promise<void> {
+    if (evictions(this.ctx.cacheDir) !== this.madeIn) await this.remake();
     const current = this.ctx.refOid(this.ref) ?? null;
     if (current !== this.start.expect) {
       if (this.start.expect === null) {
@@ -154,6 +162,23 @@ class GitPackageDraft implements PackageDraft {
     }
     // A rejection propagates to ctx.write, which refetches and calls us again (then we replay).
     await this.ctx.push([{ ref: this.ref, oid: this.head!, expect: this.start.expect }]);
+  }
+
+  /**
+   * Commits every edit again from the draft's start: the cache they were committed in was
+   * evicted (cache-disk.ts) and fetched again without them.
+   */
+  private async remake(): Promise<void> {
+    this.madeIn = evictions(this.ctx.cacheDir);
+    let head: string | undefined;
+    for (const edit of this.edits)
+      head =
+        (await this.commitEdit(
+          head ?? this.start.parent,
+          edit,
+          head !== undefined || this.start.expect !== null,
+        )) ?? head;
+    this.head = head;
   }
 
   /** Re-applies every edit on top of the branch's new tip. */

@@ -15,6 +15,7 @@ export type GitErrorCode =
   | "ContentTooLarge" // a file, package or fetch over a content limit (content-limits.ts)
   | "NotUTF8" // a package file that is not UTF-8 text (files are carried as text)
   | "TooManyRevisions" // a repository with more package revisions than the operator mirrors
+  | "FetchMemoryBusy" // other fetches held the memory all fetches in flight may take (fetch-memory.ts)
   | "Transport"; // anything else from git / the network
 
 export class GitStoreError extends Error {
@@ -50,6 +51,7 @@ const NAMED_FAILURES: GitErrorCode[] = [
   "ContentTooLarge",
   "NotUTF8",
   "TooManyRevisions",
+  "FetchMemoryBusy",
 ];
 
 export function failureReason(err: unknown, fallback: string): string {
@@ -67,6 +69,7 @@ export function isTransientGitError(err: unknown): boolean {
   return (
     isGitStoreError(err, "Unavailable") ||
     isGitStoreError(err, "Timeout") ||
+    isGitStoreError(err, "FetchMemoryBusy") ||
     isGitStoreError(err, "Transport")
   );
 }

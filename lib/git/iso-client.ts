@@ -34,6 +34,9 @@ import {
 } from "./iso-http";
 import { guardedHttpClient, timeoutError } from "./iso-transport";
 import { packScanningHttp } from "./iso-pack-guard";
+import { refBoundedHttp } from "./iso-ref-bound";
+import { FetchHold, processFetchMemory } from "./fetch-memory";
+import type { FairBudget } from "../controller/fair-budget";
 import { gitNetworkFromEnv, limitsOf, type GitNetwork } from "./network";
 import {
   LISTING_BYTES_PER_ENTRY,
@@ -74,6 +77,8 @@ export class IsoGitClient implements GitClient {
       thinPackHint?: boolean;
       /** A budget of this client's own instead of the process's (PORCH_PEPR_GIT_PACK_CACHE_BYTES). */
       packCacheBytes?: number;
+      /** A fetch memory of this client's own instead of the process's (fetch-memory.ts). */
+      fetchMemory?: FairBudget;
     },
   ) {
     const auth = authorizationHeader(opts.credentials);
@@ -397,10 +402,17 @@ export class IsoGitClient implements GitClient {
         ),
       network.timeouts.totalMs,
     );
+    const hold = new FetchHold(
+      this.opts.fetchMemory ?? processFetchMemory(),
+      this.opts.namespace ?? "",
+      displayUrl(this.opts.url),
+    );
     try {
-      const guarded = guardedHttpClient(network, deadline.signal, this.opts.url);
+      const guarded = guardedHttpClient(network, deadline.signal, this.opts.url, hold);
       // Every pack is scanned before isomorphic-git inflates it (pack-scan.ts).
-      const http = packScanningHttp(guarded, limitsOf(network), this.opts.url, deadline.signal);
+      const packs = packScanningHttp(guarded, limitsOf(network), this.opts.url, deadline.signal);
+      // Every advertisement is counted before isomorphic-git lists its refs (iso-ref-bound.ts).
+      const http = refBoundedHttp(packs, limitsOf(network), this.opts.url);
       return await call(httpWithHeadHint(http, this.opts.branch));
     } catch (err) {
       const status = httpStatus(err);
@@ -420,6 +432,8 @@ export class IsoGitClient implements GitClient {
       );
     } finally {
       clearTimeout(timer);
+      // isomorphic-git holds no answer past the operation: its bytes go back to the budget.
+      hold.release();
     }
   }
 }

@@ -12,6 +12,7 @@ import { GitStoreError } from "./errors";
 import { assertUrlAllowed, guardedLookup, limitsOf, lowSpeedOf, type GitNetwork } from "./network";
 import { overLimit } from "./content-limits";
 import { redact } from "./url-policy";
+import type { FetchHold } from "./fetch-memory";
 
 export function timeoutError(what: string, url: string): GitStoreError {
   return new GitStoreError("Timeout", `git server ${redact(url)} timed out: ${what}`);
@@ -25,8 +26,9 @@ export function guardedHttpClient(
   network: GitNetwork,
   deadline: AbortSignal,
   repoUrl: string,
+  hold?: FetchHold,
 ): HttpClient {
-  return { request: req => guardedRequest(req, network, deadline, repoUrl) };
+  return { request: req => guardedRequest(req, network, deadline, repoUrl, hold) };
 }
 
 async function collect(body: GitHttpRequest["body"]): Promise<Buffer | undefined> {
@@ -41,6 +43,7 @@ async function guardedRequest(
   network: GitNetwork,
   deadline: AbortSignal,
   repoUrl: string,
+  hold: FetchHold | undefined,
 ): Promise<GitHttpResponse> {
   assertUrlAllowed(req.url, network.policy);
   const url = new URL(req.url);
@@ -105,6 +108,7 @@ async function guardedRequest(
         body: guardedBody(res, () => failure, cleanup, {
           network,
           repoUrl,
+          hold,
         }),
       });
     });
@@ -135,14 +139,15 @@ function watchLowSpeed(
 }
 
 /**
- * The response body, at most the per-fetch limit; a failure of the request (timeout, deadline) is
- * what its reader sees.
+ * The response body, at most the per-fetch limit, each chunk charged to the operation's hold of
+ * the fetch memory before it is passed on (reading pauses while it waits); a failure of the
+ * request (timeout, deadline) is what its reader sees.
  */
 async function* guardedBody(
   res: http.IncomingMessage,
   failure: () => Error | undefined,
   cleanup: () => void,
-  limit: { network: GitNetwork; repoUrl: string },
+  limit: { network: GitNetwork; repoUrl: string; hold?: FetchHold },
 ): AsyncGenerator<Uint8Array> {
   const limits = limitsOf(limit.network);
   let size = 0;
@@ -154,6 +159,7 @@ async function* guardedBody(
           "ContentTooLarge",
           `git server ${redact(limit.repoUrl)} answered with more than the fetch may take: ${overLimit("maxFetchBytes", limits)}`,
         );
+      await limit.hold?.charge((chunk as Buffer).length);
       yield chunk as Buffer;
     }
     const err = failure();

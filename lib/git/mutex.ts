@@ -16,3 +16,6 @@ export async function withLock<T>(key: string, op: () => Promise<T>): Promise<T>
     if (tails.get(key) === tail) tails.delete(key);
   }
 }
+
+/** Whether an operation holds or waits for the lock of `key` now. */
+export const isLocked = (key: string): boolean => tails.has(key);

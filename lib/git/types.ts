@@ -72,6 +72,8 @@ export interface StoreOptions {
   log?: StoreLogger;
   /** URL policy and timeouts; default from the environment (gitNetworkFromEnv). */
   network?: GitNetwork;
+  /** The namespace the repository is read for (the Repository's, a clone's): its fair shares. */
+  namespace?: string;
 }
 
 export interface StoreLogger {
@@ -131,6 +133,8 @@ export interface PackageDraft {
 export interface ContentStore {
   readonly config: Readonly<RepositoryConfig>;
   readonly clientKind: GitClientKind;
+  /** Folder of the repository's cache (removeCache deletes it when the Repository goes). */
+  readonly cacheDir: string;
   /** Fetches and checks the branch (creating it when createBranch); returns the branch head commit. */
   open(): Promise<string>;
   listPackageRevisions(filter?: { packageName?: string }): Promise<PackageRevisionInfo[]>;

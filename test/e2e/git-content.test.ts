@@ -82,3 +82,20 @@ it("refuses to mirror a repository with more package revisions than the cap, nam
   });
   expect(getJson("packagerevision", "many.a.v1", ns)).toBeUndefined();
 });
+
+// The harness caps a server's advertisement at 200 refs (global-setup.ts): 201 tags that name no
+// package are refused before any is fetched, and the Repository names the setting.
+it("refuses a repository advertising more refs than the limit, naming it", async () => {
+  const tags = Array.from({ length: 201 }, (_, i) => `flood-${i}`);
+  const url = await createGitRepository("refflood");
+  pushWithGit(url, { "a/Kptfile": kptfile("a") }, tags);
+  registerRepository(ns, "refflood", url);
+
+  const ready = await eventually("the Repository's Ready condition", () =>
+    conditionOf("repository", "refflood", "Ready"),
+  );
+  expect(ready).toMatchObject({ status: "False", reason: "ContentTooLarge" });
+  expect(ready.message).toMatch(
+    /advertises more than 200 refs or 102400 bytes of them, over the limit of 200 refs advertised per fetch \(PORCH_PEPR_GIT_MAX_REFS\)/,
+  );
+});

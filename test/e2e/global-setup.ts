@@ -11,6 +11,9 @@ export default async function globalSetup(): Promise<void> {
   // A cap of package revisions per Repository that a test reaches with a few dozen tags (every
   // other test's repositories hold fewer).
   process.env.PORCH_PEPR_REPOSITORY_MAX_REVISIONS ??= "30";
+  // A ref limit a test passes with a couple of hundred tags (the revision cap keeps every other
+  // test's repositories far below it).
+  process.env.PORCH_PEPR_GIT_MAX_REFS ??= "200";
   // The custom kinds the tests inject and select, and a cluster-scoped kind listed to show it
   // is refused all the same (the module inherits this environment).
   process.env.PORCH_PEPR_READABLE_KINDS ??= [

@@ -1,0 +1,102 @@
+// The memory all isomorphic-git network operations in flight may hold together
+// (PORCH_PEPR_GIT_FETCH_MEMORY): isomorphic-git keeps each answer (a whole pack) in memory until
+// the operation ends, so a few fetches at once, each within the per-fetch limit, could pass the
+// watcher's memory. Each operation takes the bytes it receives from one process-wide FairBudget,
+// a step at a time as they arrive (a trickling server holds only what it sent), and gives them
+// back when it ends; one namespace holds at most its share, and a fetch that cannot get its next
+// step within the wait bound fails FetchMemoryBusy instead of hanging. The git CLI writes what it
+// fetches to disk in its own process and takes nothing from this budget.
+import { BudgetWaitTimeout, FairBudget } from "../controller/fair-budget";
+import { positiveSetting } from "./content-limits";
+import { GitStoreError } from "./errors";
+
+export const FETCH_MEMORY_SETTING = "PORCH_PEPR_GIT_FETCH_MEMORY";
+export const FETCH_MEMORY_PER_NAMESPACE_SETTING = "PORCH_PEPR_GIT_FETCH_MEMORY_PER_NAMESPACE";
+export const FETCH_MEMORY_WAIT_SETTING = "PORCH_PEPR_GIT_FETCH_MEMORY_WAIT_MS";
+
+/**
+ * 128 MiB: what is left of a 512 MiB watcher after its runtime (about 165 MiB at rest), the
+ * built-in function pool (96 MiB) and the pack cache (64 MiB), with room for isomorphic-git's
+ * own copies while it indexes a pack; one fetch at the per-fetch limit, or many small ones.
+ */
+export const DEFAULT_FETCH_MEMORY = 128 * 1024 * 1024;
+/**
+ * 10 s: below the idle and low-speed windows (30 s), so an answer paused while it waits is never
+ * mistaken for a slow server; a fetch that could not get memory by then is retried with backoff.
+ */
+export const DEFAULT_FETCH_MEMORY_WAIT_MS = 10_000;
+/** Bytes taken at a time: fewer waits than one per network chunk, little held unused. */
+export const FETCH_MEMORY_STEP = 1024 * 1024;
+
+/** The budget the settings describe; a namespace's share is half of it unless set. */
+export function fetchMemoryFromEnv(
+  env: Record<string, string | undefined>,
+  onUse?: ConstructorParameters<typeof FairBudget>[3],
+): FairBudget {
+  const limit = Math.floor(positiveSetting(env[FETCH_MEMORY_SETTING], DEFAULT_FETCH_MEMORY));
+  const share = Math.floor(
+    positiveSetting(env[FETCH_MEMORY_PER_NAMESPACE_SETTING], Math.floor(limit / 2)),
+  );
+  const waitMs = positiveSetting(env[FETCH_MEMORY_WAIT_SETTING], DEFAULT_FETCH_MEMORY_WAIT_MS);
+  return new FairBudget(limit, share, waitMs, onUse);
+}
+
+let processBudget: FairBudget | undefined;
+
+/** The one budget of this process (from its environment). */
+export function processFetchMemory(): FairBudget {
+  processBudget ??= fetchMemoryFromEnv(process.env);
+  return processBudget;
+}
+
+/** Replaces the process's budget (the module's start-up, to report its use on /metrics). */
+export function setProcessFetchMemory(budget: FairBudget): void {
+  processBudget = budget;
+}
+
+/**
+ * What one network operation of one namespace holds of the budget: `charge` before using each
+ * chunk received, `release` once when the operation ends.
+ */
+export class FetchHold {
+  #reserved = 0;
+  #used = 0;
+
+  constructor(
+    private readonly budget: FairBudget,
+    private readonly namespace: string,
+    /** The repository, as shown in messages (no credentials). */
+    private readonly shownUrl: string,
+  ) {}
+
+  async charge(bytes: number): Promise<void> {
+    this.#used += bytes;
+    if (this.#used <= this.#reserved) return;
+    const share = this.budget.perNamespace;
+    if (this.#used > share)
+      throw new GitStoreError(
+        "ContentTooLarge",
+        `git fetch from ${this.shownUrl} brought more than the ${share} bytes one namespace's fetches may hold in memory (${FETCH_MEMORY_PER_NAMESPACE_SETTING})`,
+      );
+    const wanted = Math.ceil((this.#used - this.#reserved) / FETCH_MEMORY_STEP) * FETCH_MEMORY_STEP;
+    const step = Math.min(wanted, share - this.#reserved);
+    try {
+      await this.budget.acquire(this.namespace, step);
+    } catch (err) {
+      if (!(err instanceof BudgetWaitTimeout)) throw err;
+      throw new GitStoreError(
+        "FetchMemoryBusy",
+        err.ownShareFull
+          ? `git fetch from ${this.shownUrl} waited ${this.budget.waitMs} ms for memory: other fetches of this namespace hold its share of ${share} bytes (${FETCH_MEMORY_PER_NAMESPACE_SETTING})`
+          : `git fetch from ${this.shownUrl} waited ${this.budget.waitMs} ms for memory: fetches in flight hold the ${this.budget.limit} bytes all may hold (${FETCH_MEMORY_SETTING})`,
+      );
+    }
+    this.#reserved += step;
+  }
+
+  release(): void {
+    this.budget.release(this.namespace, this.#reserved);
+    this.#reserved = 0;
+    this.#used = 0;
+  }
+}

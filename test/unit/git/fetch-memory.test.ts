@@ -1,0 +1,87 @@
+import { randomBytes } from "node:crypto";
+import { FairBudget } from "../../../lib/controller/fair-budget";
+import { isGitStoreError } from "../../../lib/git";
+import { IsoGitClient } from "../../../lib/git/iso-client";
+import { DEFAULT_FETCH_MEMORY, fetchMemoryFromEnv } from "../../../lib/git/fetch-memory";
+import { git, startFixture, workClone, writeFiles, type Fixture } from "./helpers";
+
+jest.setTimeout(60_000);
+
+// isomorphic-git holds each fetch's answers in memory until it ends: every fetch in flight takes
+// its bytes from one budget (PORCH_PEPR_GIT_FETCH_MEMORY), a namespace at most its share. Before
+// it, any number of fetches ran at once whatever they held together.
+const MiB = 1024 * 1024;
+let fx: Fixture;
+let url: string;
+beforeAll(async () => {
+  fx = await startFixture();
+  url = await fx.repo("big");
+  const work = await workClone(fx, url);
+  // Random bytes do not compress: the fetch brings about 3 MiB.
+  await writeFiles(work, {
+    "blob.bin": randomBytes(3 * MiB)
+      .toString("base64")
+      .slice(0, 3 * MiB),
+  });
+  await git(work, "add", ".");
+  await git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "big");
+  await git(work, "push", "-q", "origin", "HEAD:main");
+});
+afterAll(() => fx.close());
+
+const client = async (fetchMemory: FairBudget, namespace: string) => {
+  const c = new IsoGitClient({
+    gitdir: await fx.cacheRoot(),
+    url,
+    branch: "main",
+    namespace,
+    fetchMemory,
+  });
+  await c.init();
+  return c;
+};
+
+describe("the fetch memory", () => {
+  it("is 128 MiB by default, half of it per namespace, read from the settings", () => {
+    const budget = fetchMemoryFromEnv({});
+    expect([budget.limit, budget.perNamespace]).toEqual([DEFAULT_FETCH_MEMORY, 64 * MiB]);
+    const set = fetchMemoryFromEnv({
+      PORCH_PEPR_GIT_FETCH_MEMORY: String(8 * MiB),
+      PORCH_PEPR_GIT_FETCH_MEMORY_PER_NAMESPACE: String(6 * MiB),
+      PORCH_PEPR_GIT_FETCH_MEMORY_WAIT_MS: "250",
+    });
+    expect([set.limit, set.perNamespace, set.waitMs]).toEqual([8 * MiB, 6 * MiB, 250]);
+  });
+
+  it("is taken while a fetch runs and given back when it ends", async () => {
+    let peak = 0;
+    const budget = new FairBudget(8 * MiB, 8 * MiB, 60_000, u => (peak = Math.max(peak, u.taken)));
+    await (await client(budget, "tenant")).fetch();
+    expect(peak).toBeGreaterThanOrEqual(3 * MiB);
+    expect(budget.slots.taken).toBe(0);
+  });
+
+  it("makes a fetch wait while other namespaces hold it, then fail FetchMemoryBusy naming the setting", async () => {
+    const budget = new FairBudget(8 * MiB, 6 * MiB, 200);
+    await budget.acquire("noisy", 6 * MiB);
+    await budget.acquire("other", 2 * MiB);
+    const error = await (await client(budget, "victim")).fetch().catch(e => e);
+    expect(isGitStoreError(error, "FetchMemoryBusy")).toBe(true);
+    expect(error.message).toMatch(
+      /waited 200 ms for memory: fetches in flight hold the 8388608 bytes all may hold \(PORCH_PEPR_GIT_FETCH_MEMORY\)$/,
+    );
+    expect(budget.slots.heldBy("victim")).toBe(0);
+    budget.release("noisy", 6 * MiB);
+    await expect((await client(budget, "victim")).fetch()).resolves.toBeDefined();
+  });
+
+  it("refuses a fetch bigger than a namespace's share, naming that setting", async () => {
+    const budget = new FairBudget(8 * MiB, 2 * MiB, 60_000);
+    const error = await (await client(budget, "tenant")).fetch().catch(e => e);
+    expect(isGitStoreError(error, "ContentTooLarge")).toBe(true);
+    expect(error.message).toMatch(
+      /brought more than the 2097152 bytes one namespace's fetches may hold in memory \(PORCH_PEPR_GIT_FETCH_MEMORY_PER_NAMESPACE\)$/,
+    );
+    expect(budget.slots.taken).toBe(0);
+  });
+});
