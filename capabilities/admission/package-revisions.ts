@@ -18,6 +18,7 @@ import type { OperatorContext } from "../context";
 import { workspaceTakenBy } from "../shared/workspace-owners";
 import { recordOf } from "../../lib/packages/approval-record";
 import { approvalRecordProblems } from "./approval-record";
+import { policyGrantProblems } from "./approval-policy";
 import { answer, requestContext, reviewProblems, secretProblems } from "./requests";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
@@ -92,6 +93,7 @@ export async function validatePackageRevisionRequest(
     const old = req.OldResource as PackageRevision | undefined;
     const problems = validatePackageRevision(req.Raw, old, admission);
     problems.push(...(await approvalRecordProblems(ctx, req)));
+    problems.push(...(await policyGrantProblems(ctx, req)));
     const uid = repositoryUidProblem(req.Raw.metadata?.annotations, old?.metadata?.annotations);
     if (uid) problems.push(uid);
     // The source is immutable: its URL is checked once, when the revision is created.

@@ -6,6 +6,7 @@ import { failureReason, isTransientGitError } from "../../lib/git";
 import { recordedRepositoryUid } from "../../lib/packages/deletion";
 import type { OperatorContext } from "../context";
 import { splitKey } from "../../lib/controller/manager";
+import { reconcileApprovalPolicy } from "./approval-policy";
 import { reconcileFinalizer } from "./finalizer";
 import { reconcileLifecycle } from "./lifecycle";
 import { reconcileRender } from "./render";
@@ -88,5 +89,7 @@ async function reconcileSteps(
       throw new Error(`unknown source outcome ${JSON.stringify(unknown)}`);
     }
   }
-  return reconcileLifecycle(ctx, pr, repo.store);
+  return (
+    (await reconcileLifecycle(ctx, pr, repo.store)) ?? (await reconcileApprovalPolicy(ctx, pr))
+  );
 }
