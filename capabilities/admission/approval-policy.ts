@@ -1,6 +1,12 @@
 import { isDeepStrictEqual } from "node:util";
-import { PeprMutateRequest, PeprValidateRequest } from "pepr";
-import type { PackageRevision, PackageVariant, PackageVariantSet } from "../../crd-types";
+import { PeprMutateRequest, PeprValidateRequest, type kind } from "pepr";
+import type {
+  PackageRevision,
+  PackageRevisionResources,
+  PackageVariant,
+  PackageVariantSet,
+} from "../../crd-types";
+import { isPublished } from "../../lib/git/types";
 import { PackageRevisionKind } from "../../crd-types";
 import {
   DELAY_ANNOTATION,
@@ -9,6 +15,7 @@ import {
   grantAfter,
   grantDenial,
   grantProblems,
+  policyGrantor,
   policyValueProblems,
   type GrantDecision,
 } from "../../lib/packages/approval-policy";
@@ -86,9 +93,17 @@ function placesOf(kindName: string, obj: Policed): Place[] {
   }));
 }
 
-/** The spec without the grants admission writes: what the request changes besides them. */
-function specWithoutGrants(kindName: string, obj: Policed | undefined): unknown {
-  if (!obj || kindName === "PackageRevision") return undefined;
+/**
+ * What a request may not change under a granted policy without the approval right: a variant's
+ * or set's spec apart from the grants admission writes, a revision's spec apart from its
+ * lifecycle (readiness gates hold an approval back).
+ */
+function steeredPart(kindName: string, obj: Policed | undefined): unknown {
+  if (!obj) return undefined;
+  if (kindName === "PackageRevision") {
+    const { lifecycle: _, ...rest } = (obj as PackageRevision).spec ?? {};
+    return rest;
+  }
   const copy = structuredClone(obj) as Policed;
   for (const place of placesOf(kindName, copy)) place.stamp(copy, undefined);
   return copy.spec;
@@ -105,10 +120,7 @@ async function decisions<T extends Policed>(
   const old = req.OldResource as T | undefined;
   const { byOperator } = await requestContext(ctx, req);
   // Changing what a policy-carrying variant or set makes steers what is auto-approved.
-  const steers = !isDeepStrictEqual(
-    specWithoutGrants(kindName, old),
-    specWithoutGrants(kindName, req.Raw),
-  );
+  const steers = !isDeepStrictEqual(steeredPart(kindName, old), steeredPart(kindName, req.Raw));
   return placesOf(kindName, req.Raw).map(place => ({
     place,
     decision: grantAfter({
@@ -159,8 +171,18 @@ export async function policyGrantProblems<T extends Policed>(
     if (decision.review) review ??= place.field;
   }
   if (problems.length > 0 || review === undefined) return problems;
-  const isRevision = req.Request.kind.kind === "PackageRevision";
-  const field = review;
+  const name = req.Request.kind.kind === "PackageRevision" ? req.Raw.metadata?.name : undefined;
+  return approvalRightProblems(ctx, req, namespace, name, review);
+}
+
+/** The SubjectAccessReview for `update packagerevisions/approval`, denied naming `field`. */
+function approvalRightProblems<T extends kind.GenericKind>(
+  ctx: OperatorContext,
+  req: PeprValidateRequest<T>,
+  namespace: string,
+  name: string | undefined,
+  field: string,
+): Promise<string[]> {
   return reviewProblems(ctx, req, [
     {
       field,
@@ -170,11 +192,38 @@ export async function policyGrantProblems<T extends Policed>(
         resource: PackageRevisionKind.plural,
         subresource: "approval",
         namespace,
-        ...(isRevision && { name: req.Raw.metadata?.name ?? "" }),
+        ...(name !== undefined && { name }),
       },
       denial: () => grantDenial(req.Request.userInfo?.username, namespace, field),
     },
   ]);
+}
+
+/**
+ * Editing the files of a revision a granted policy will approve is approving them: a user's
+ * edit needs the approval right (or the policy removed from the revision first, which does not).
+ */
+export async function policyFilesProblems(
+  ctx: OperatorContext,
+  req: PeprValidateRequest<PackageRevisionResources>,
+  owner: PackageRevision | undefined,
+): Promise<string[]> {
+  const old = req.OldResource as PackageRevisionResources | undefined;
+  if (!owner || !old || isPublished(owner.spec?.lifecycle)) return [];
+  if (!policyGrantor(owner.metadata?.annotations)) return [];
+  if (isDeepStrictEqual(old.spec?.resources, req.Raw.spec?.resources)) return [];
+  const namespace = req.Raw.metadata?.namespace ?? "";
+  const problems = await approvalRightProblems(
+    ctx,
+    req,
+    namespace,
+    owner.metadata?.name,
+    "spec.resources",
+  );
+  return problems.map(
+    p =>
+      `${p}: revision ${JSON.stringify(owner.metadata?.name)} is under approval policy ${JSON.stringify(owner.metadata?.annotations?.[POLICY_ANNOTATION])}, which publishes what it holds (remove its ${POLICY_ANNOTATION} annotation to edit it without the right)`,
+  );
 }
 
 function policyKeys(view: Annotations): unknown[] {

@@ -18,7 +18,7 @@ import type { OperatorContext } from "../context";
 import { workspaceTakenBy } from "../shared/workspace-owners";
 import { recordOf } from "../../lib/packages/approval-record";
 import { approvalRecordProblems } from "./approval-record";
-import { policyGrantProblems } from "./approval-policy";
+import { policyFilesProblems, policyGrantProblems } from "./approval-policy";
 import { answer, requestContext, reviewProblems, secretProblems } from "./requests";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
@@ -114,13 +114,12 @@ export async function validatePackageRevisionRequest(
   }
 }
 
-/** The lifecycle of the PackageRevision that owns these files (same name), if it exists. */
-async function ownerLifecycle(
+/** The PackageRevision that owns these files (same name), if it exists. */
+function ownerOf(
   ctx: OperatorContext,
   prr: PackageRevisionResources,
-): Promise<string | undefined> {
-  const pr = await ctx.api.get(PackageRevisionKind, refOf(prr));
-  return pr?.spec?.lifecycle;
+): Promise<PackageRevision | undefined> {
+  return ctx.api.get(PackageRevisionKind, refOf(prr));
 }
 
 /**
@@ -135,19 +134,18 @@ export async function validateResourcesRequest(
   try {
     const old = req.OldResource as PackageRevisionResources | undefined;
     const admission: AdmissionContext = await requestContext(ctx, req);
-    const lifecycle = old && !admission.byOperator ? await ownerLifecycle(ctx, req.Raw) : undefined;
-    return answer(
-      req,
-      validatePackageRevisionResources(
-        req.Raw,
-        old,
-        lifecycle,
-        admission,
-        ctx.render.catalog.current(),
-        // The watcher's settings: both processes get the module's environment.
-        gitContentLimitsFromEnv(process.env),
-      ),
+    const owner = old && !admission.byOperator ? await ownerOf(ctx, req.Raw) : undefined;
+    const problems = validatePackageRevisionResources(
+      req.Raw,
+      old,
+      owner?.spec?.lifecycle,
+      admission,
+      ctx.render.catalog.current(),
+      // The watcher's settings: both processes get the module's environment.
+      gitContentLimitsFromEnv(process.env),
     );
+    if (problems.length === 0) problems.push(...(await policyFilesProblems(ctx, req, owner)));
+    return answer(req, problems);
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
   }

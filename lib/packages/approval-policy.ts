@@ -112,8 +112,9 @@ export function grantAfter(input: GrantInput): GrantDecision {
   const { old, next, username, byOperator } = input;
   if (byOperator) return { grant: next?.[GRANT_ANNOTATION], review: false };
   if (!carriesPolicy(next)) return { grant: undefined, review: false };
-  const stored = carriesPolicy(old) ? old?.[GRANT_ANNOTATION] : undefined;
-  if (stored && samePolicy(old, next) && !input.steers) return { grant: stored, review: false };
+  // Kept as stored, a grant or none (a policy an operator's write brought without one).
+  if (carriesPolicy(old) && samePolicy(old, next) && !input.steers)
+    return { grant: old?.[GRANT_ANNOTATION], review: false };
   return { grant: username, review: true };
 }
 
@@ -176,9 +177,17 @@ export function decideApproval(input: ApprovalInput): ApprovalDecision {
       message: `no ${GRANT_ANNOTATION}: the policy was not set by a user admission checked for the approval right, so it approves nothing`,
     };
   if (input.ownerReady === false)
-    return { action: "wait", reason: "VariantNotReady", message: "owning PackageVariant not Ready" };
+    return {
+      action: "wait",
+      reason: "VariantNotReady",
+      message: "owning PackageVariant not Ready",
+    };
   if (!input.ready)
-    return { action: "wait", reason: "NotReady", message: "the revision is not Ready and rendered" };
+    return {
+      action: "wait",
+      reason: "NotReady",
+      message: "the revision is not Ready and rendered",
+    };
   if (input.unmetGates.length > 0)
     return {
       action: "wait",

@@ -62,11 +62,22 @@ beforeAll(async () => {
     [LEAD, "porch-pepr-package-editor"],
     [LEAD, "porch-pepr-package-approver"],
   ])
-    kubectlOk(["create", "rolebinding", `${user}-${role}`, "-n", ns, `--clusterrole=${role}`, `--user=${user}`]);
+    kubectlOk([
+      "create",
+      "rolebinding",
+      `${user}-${role}`,
+      "-n",
+      ns,
+      `--clusterrole=${role}`,
+      `--user=${user}`,
+    ]);
   const catalog = await createGitRepository("ap-catalog", [
     {
       name: "app",
-      revisions: [revision("v1", { Kptfile: kptfile("app") }), revision("v2", { Kptfile: kptfile("app") })],
+      revisions: [
+        revision("v1", { Kptfile: kptfile("app") }),
+        revision("v2", { Kptfile: kptfile("app") }),
+      ],
     },
   ]);
   registerRepository(ns, "catalog", catalog);
@@ -76,7 +87,12 @@ beforeAll(async () => {
   );
 });
 afterAll(() =>
-  deleteNamespace(ns, ["packagevariantsets", "packagevariants", "packagerevisions", "repositories"]),
+  deleteNamespace(ns, [
+    "packagevariantsets",
+    "packagevariants",
+    "packagerevisions",
+    "repositories",
+  ]),
 );
 
 describe("a policy is an approval: only a user with the approval right sets one", () => {
@@ -89,10 +105,24 @@ describe("a policy is an approval: only a user with the approval right sets one"
     ).toContain(denial(EDITOR, "spec.targets[0].template.annotations"));
     const patch = { metadata: { annotations: { [POLICY]: "always" } } };
     expect(
-      as(EDITOR, ["patch", "packagerevision", "catalog.app.v1", "-n", ns, "--type=merge", "-p", JSON.stringify(patch)]).stderr,
+      as(EDITOR, [
+        "patch",
+        "packagerevision",
+        "catalog.app.v1",
+        "-n",
+        ns,
+        "--type=merge",
+        "-p",
+        JSON.stringify(patch),
+      ]).stderr,
     ).toContain(denial(EDITOR, "metadata.annotations"));
-    const bad = applyAs(LEAD, variant("bad", { [POLICY]: "sometimes", "approval.nephio.org/delay": "soon" }));
-    expect(bad.stderr).toContain(`unknown approval policy "sometimes": must be "initial" or "always"`);
+    const bad = applyAs(
+      LEAD,
+      variant("bad", { [POLICY]: "sometimes", "approval.nephio.org/delay": "soon" }),
+    );
+    expect(bad.stderr).toContain(
+      `unknown approval policy "sometimes": must be "initial" or "always"`,
+    );
     expect(bad.stderr).toContain(`"soon" is not a delay`);
   });
 
@@ -109,29 +139,56 @@ describe("an `initial` policy on a set's template", () => {
     const published = await eventually(
       "the first draft published by the policy",
       () => revisionsOf("first").find(pr => pr.spec.lifecycle === "Published"),
-      120_000,
+      90_000,
     );
     const approvedBy = published.metadata.annotations?.["porch.kpt.dev/approved-by"] ?? "";
     expect(approvedBy).toMatch(new RegExp(` on behalf of ${LEAD}$`));
     expect(published.metadata.annotations?.[GRANT]).toBe(LEAD);
 
     // The upgrade draft the next upstream revision brings waits for a person.
-    expect(applyAs(LEAD, set("first", { annotations: { [POLICY]: "initial" } }, 2)).stderr).toBe("");
+    expect(applyAs(LEAD, set("first", { annotations: { [POLICY]: "initial" } }, 2)).stderr).toBe(
+      "",
+    );
     const upgrade = await eventually(
       "the upgrade draft refused by the policy",
       () =>
-        revisionsOf("first").find(
-          pr => condition(pr, "ApprovalPolicy")?.reason === "PolicyNotMet",
-        ),
-      120_000,
+        revisionsOf("first").find(pr => condition(pr, "ApprovalPolicy")?.reason === "PolicyNotMet"),
+      90_000,
     );
     expect(upgrade.spec.lifecycle).toBe("Draft");
     expect(revisionsOf("first").filter(pr => pr.spec.lifecycle === "Published")).toHaveLength(1);
   });
 
-  it("denies an editor steering the granted set", () => {
-    const steer = { spec: { upstream: { repo: "catalog", package: "app", revision: 1 } } };
-    const result = as(EDITOR, ["patch", "packagevariantset", "first", "-n", ns, "--type=merge", "-p", JSON.stringify(steer)]);
+  it("denies an editor the files of a draft under the granted policy, and the set", () => {
+    const draft = revisionsOf("first").find(pr => pr.spec.lifecycle === "Draft");
+    const edit = [{ op: "add", path: "/spec/resources/extra.yaml", value: "a: b\n" }];
+    const name = draft?.metadata.name ?? "";
+    const files = as(EDITOR, [
+      "patch",
+      "packagerevisionresources",
+      name,
+      "-n",
+      ns,
+      "--type=json",
+      "-p",
+      JSON.stringify(edit),
+    ]);
+    expect(files.stderr).toContain(
+      `spec.resources[${POLICY}]: "${EDITOR}" may not update packagerevisions/approval in namespace "${ns}"`,
+    );
+    expect(files.stderr).toContain(`revision "${name}" is under approval policy "initial"`);
+
+    const steer = { spec: { upstream: { repo: "catalog", package: "app", revision: 3 } } };
+    const result = as(EDITOR, [
+      "patch",
+      "packagevariantset",
+      "first",
+      "-n",
+      ns,
+      "--type=merge",
+      "-p",
+      JSON.stringify(steer),
+    ]);
     expect(result.stderr).toContain(denial(EDITOR, "spec.targets[0].template.annotations"));
   });
 });
@@ -144,8 +201,9 @@ describe("a policy no admission granted", () => {
     expect(applyAs(EDITOR, set("computed", template)).stderr).toBe("");
     const refused = await eventually(
       "the draft refused for want of a grant",
-      () => revisionsOf("computed").find(pr => condition(pr, "ApprovalPolicy")?.reason === "NoGrant"),
-      120_000,
+      () =>
+        revisionsOf("computed").find(pr => condition(pr, "ApprovalPolicy")?.reason === "NoGrant"),
+      90_000,
     );
     expect(refused.metadata.annotations?.[POLICY]).toBe("always");
     expect(refused.spec.lifecycle).toBe("Draft");

@@ -60,9 +60,9 @@ describe("the grant admission records", () => {
       review: true,
     });
     const delayed = { ...granted, [DELAY_ANNOTATION]: "1m" };
-    expect(grantAfter({ old: granted, next: delayed, username: "u", byOperator: false }).review).toBe(
-      true,
-    );
+    expect(
+      grantAfter({ old: granted, next: delayed, username: "u", byOperator: false }).review,
+    ).toBe(true);
   });
 
   it("never takes the grant a client wrote", () => {
@@ -73,7 +73,12 @@ describe("the grant admission records", () => {
     });
     // Without a policy there is no grant, whatever was sent.
     expect(
-      grantAfter({ old: granted, next: { [GRANT_ANNOTATION]: "ceo" }, username: "u", byOperator: false }),
+      grantAfter({
+        old: granted,
+        next: { [GRANT_ANNOTATION]: "ceo" },
+        username: "u",
+        byOperator: false,
+      }),
     ).toEqual({ grant: undefined, review: false });
     expect(grantProblems("u", forged, "metadata.annotations")).toEqual([
       `metadata.annotations[${GRANT_ANNOTATION}] is recorded by admission from the user whose approval right was checked; it cannot be set or changed`,
@@ -91,11 +96,20 @@ describe("the grant admission records", () => {
     ).toEqual({ grant: "u", review: true });
   });
 
-  it("keeps what the operator writes: it copies a grant admission stamped", () => {
-    expect(grantAfter({ old: undefined, next: granted, username: "op", byOperator: true })).toEqual({
-      grant: "approver",
+  it("keeps a policy without a grant as it came: an edit does not need the right, nor grant", () => {
+    expect(grantAfter({ old: initial, next: initial, username: "u", byOperator: false })).toEqual({
+      grant: undefined,
       review: false,
     });
+  });
+
+  it("keeps what the operator writes: it copies a grant admission stamped", () => {
+    expect(grantAfter({ old: undefined, next: granted, username: "op", byOperator: true })).toEqual(
+      {
+        grant: "approver",
+        review: false,
+      },
+    );
   });
 
   it("keeps a set's stamped grant whatever a computed key rendered", () => {
@@ -113,7 +127,14 @@ describe("the approval record of a policy's moves", () => {
       proposedBy: "op",
     });
     expect(
-      recordAfter("Proposed", "Published", "op", true, { ...stored, "porch.kpt.dev/proposed-by": "op" }, "approver"),
+      recordAfter(
+        "Proposed",
+        "Published",
+        "op",
+        true,
+        { ...stored, "porch.kpt.dev/proposed-by": "op" },
+        "approver",
+      ),
     ).toEqual({ proposedBy: "op", approvedBy: "op on behalf of approver" });
     // Without a grant the operator's writes keep the record, as before.
     expect(recordAfter("Proposed", "Published", "op", true, stored)).toEqual({});
@@ -182,8 +203,8 @@ describe("what the policy does with a revision", () => {
       message: `delay time not met: approvable from ${new Date(base.createdMs + 120_000).toISOString()}`,
       requeueAfterMs: 90_000,
     });
-    expect(
-      decideApproval({ ...base, annotations, nowMs: base.createdMs + 120_000 }),
-    ).toMatchObject({ action: "propose" });
+    expect(decideApproval({ ...base, annotations, nowMs: base.createdMs + 120_000 })).toMatchObject(
+      { action: "propose" },
+    );
   });
 });
