@@ -232,3 +232,9 @@ export function withStampedGrant(
   else result[GRANT_ANNOTATION] = stamped;
   return result;
 }
+
+/** `annotations` without a grant. */
+export function withoutGrant(annotations: Record<string, string>): Record<string, string> {
+  const { [GRANT_ANNOTATION]: _, ...rest } = annotations;
+  return rest;
+}
