@@ -7,7 +7,6 @@ import type {
   PackageVariantSet,
 } from "../../crd-types";
 import { isPublished } from "../../lib/git/types";
-import { PackageRevisionKind } from "../../crd-types";
 import {
   DELAY_ANNOTATION,
   GRANT_ANNOTATION,
@@ -21,7 +20,7 @@ import {
 } from "../../lib/packages/approval-policy";
 import { errorMessage } from "../../lib/errors";
 import type { OperatorContext } from "../context";
-import { requestContext, reviewProblems } from "./requests";
+import { approvalRight, requestContext, reviewProblems } from "./requests";
 
 type Annotations = Record<string, string> | undefined;
 type Policed = PackageRevision | PackageVariant | PackageVariantSet;
@@ -101,7 +100,8 @@ function placesOf(kindName: string, obj: Policed): Place[] {
 function steeredPart(kindName: string, obj: Policed | undefined): unknown {
   if (!obj) return undefined;
   if (kindName === "PackageRevision") {
-    const { lifecycle: _, ...rest } = (obj as PackageRevision).spec ?? {};
+    const rest = { ...(obj as PackageRevision).spec };
+    delete rest.lifecycle;
     return rest;
   }
   const copy = structuredClone(obj) as Policed;
@@ -186,14 +186,7 @@ function approvalRightProblems<T extends kind.GenericKind>(
   return reviewProblems(ctx, req, [
     {
       field,
-      attributes: {
-        verb: "update",
-        group: PackageRevisionKind.group,
-        resource: PackageRevisionKind.plural,
-        subresource: "approval",
-        namespace,
-        ...(name !== undefined && { name }),
-      },
+      attributes: approvalRight(namespace, name),
       denial: () => grantDenial(req.Request.userInfo?.username, namespace, field),
     },
   ]);

@@ -19,7 +19,7 @@ import { workspaceTakenBy } from "../shared/workspace-owners";
 import { recordOf } from "../../lib/packages/approval-record";
 import { approvalRecordProblems } from "./approval-record";
 import { policyFilesProblems, policyGrantProblems } from "./approval-policy";
-import { answer, requestContext, reviewProblems, secretProblems } from "./requests";
+import { answer, approvalRight, requestContext, reviewProblems, secretProblems } from "./requests";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
 
@@ -60,14 +60,7 @@ async function approvalProblems(
   return reviewProblems(ctx, req, [
     {
       field: "spec.lifecycle",
-      attributes: {
-        verb: "update",
-        group: PackageRevisionKind.group,
-        resource: PackageRevisionKind.plural,
-        subresource: "approval",
-        namespace,
-        name: req.Raw.metadata?.name ?? "",
-      },
+      attributes: approvalRight(namespace, req.Raw.metadata?.name ?? ""),
       denial: () => approvalProblem(from, to, req.Request.userInfo, namespace),
     },
   ]);

@@ -235,6 +235,7 @@ export function withStampedGrant(
 
 /** `annotations` without a grant. */
 export function withoutGrant(annotations: Record<string, string>): Record<string, string> {
-  const { [GRANT_ANNOTATION]: _, ...rest } = annotations;
+  const rest = { ...annotations };
+  delete rest[GRANT_ANNOTATION];
   return rest;
 }

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { createGitRepository, kptfile, registerRepository, revision } from "../support/git";
 import {
+  bindRole,
   createNamespace,
   deleteNamespace,
   getJson,
@@ -57,20 +58,9 @@ const revisionsOf = (pkg: string) =>
 beforeAll(async () => {
   ns = createNamespace("e2e-approval-policy");
   kubectlOk(["apply", "-f", join(__dirname, "../../manifests/package-roles.yaml")]);
-  for (const [user, role] of [
-    [EDITOR, "porch-pepr-package-editor"],
-    [LEAD, "porch-pepr-package-editor"],
-    [LEAD, "porch-pepr-package-approver"],
-  ])
-    kubectlOk([
-      "create",
-      "rolebinding",
-      `${user}-${role}`,
-      "-n",
-      ns,
-      `--clusterrole=${role}`,
-      `--user=${user}`,
-    ]);
+  bindRole(ns, EDITOR, "porch-pepr-package-editor");
+  bindRole(ns, LEAD, "porch-pepr-package-editor");
+  bindRole(ns, LEAD, "porch-pepr-package-approver");
   const catalog = await createGitRepository("ap-catalog", [
     {
       name: "app",
