@@ -37,9 +37,15 @@ interface Place {
   stamp: (obj: Policed, grant: string | undefined) => void;
 }
 
-function put(map: Record<string, string>, grant: string | undefined): void {
-  if (grant === undefined) delete map[GRANT_ANNOTATION];
-  else map[GRANT_ANNOTATION] = grant;
+/** Writes or removes the grant in `map`; `make` makes the map, only to write (an update that
+ * adds an empty map would change a spec nobody changed). */
+function put(
+  map: Record<string, string> | undefined,
+  grant: string | undefined,
+  make: () => Record<string, string>,
+): void {
+  if (grant !== undefined) (map ?? make())[GRANT_ANNOTATION] = grant;
+  else if (map) delete map[GRANT_ANNOTATION];
 }
 
 type Target = NonNullable<NonNullable<PackageVariantSet["spec"]>["targets"]>[number];
@@ -69,7 +75,8 @@ function placesOf(kindName: string, obj: Policed): Place[] {
       {
         field: "metadata.annotations",
         view: o => o?.metadata?.annotations,
-        stamp: (o, grant) => put(((o.metadata ??= {}).annotations ??= {}), grant),
+        stamp: (o, grant) =>
+          put(o.metadata?.annotations, grant, () => ((o.metadata ??= {}).annotations ??= {})),
       },
     ];
   if (kindName === "PackageVariant")
@@ -77,7 +84,10 @@ function placesOf(kindName: string, obj: Policed): Place[] {
       {
         field: "spec.annotations",
         view: o => (o as PackageVariant | undefined)?.spec?.annotations,
-        stamp: (o, grant) => put((((o as PackageVariant).spec ??= {}).annotations ??= {}), grant),
+        stamp: (o, grant) => {
+          const pv = o as PackageVariant;
+          put(pv.spec?.annotations, grant, () => ((pv.spec ??= {}).annotations ??= {}));
+        },
       },
     ];
   const targets = (obj as PackageVariantSet).spec?.targets ?? [];
@@ -86,8 +96,12 @@ function placesOf(kindName: string, obj: Policed): Place[] {
     view: o => targetView((o as PackageVariantSet | undefined)?.spec?.targets?.[i]),
     stamp: (o, grant) => {
       const target = (o as PackageVariantSet).spec?.targets?.[i];
-      if (target && (grant !== undefined || target.template?.annotations))
-        put(((target.template ??= {}).annotations ??= {}), grant);
+      if (target)
+        put(
+          target.template?.annotations,
+          grant,
+          () => ((target.template ??= {}).annotations ??= {}),
+        );
     },
   }));
 }

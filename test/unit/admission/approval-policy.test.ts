@@ -1,5 +1,5 @@
 import { PeprMutateRequest, PeprValidateRequest } from "pepr";
-import type { PackageVariantSet } from "../../../crd-types";
+import type { PackageVariant, PackageVariantSet } from "../../../crd-types";
 import {
   policyGrantProblems,
   stampPolicyGrants,
@@ -36,16 +36,17 @@ const set = (template: Template, revision = 1): PackageVariantSet => ({
   },
 });
 
-function request(user: string, object: PackageVariantSet, old?: PackageVariantSet) {
+type Policed = PackageVariantSet | PackageVariant;
+
+function request(user: string, object: Policed, old?: Policed) {
+  const kind = object.kind ?? "";
+  const version = object.apiVersion?.split("/")[1] ?? "";
+  const resource = `${kind.toLowerCase()}s`;
   return {
     uid: "1",
-    kind: { group: "config.porch.kpt.dev", version: "v1alpha2", kind: "PackageVariantSet" },
-    resource: {
-      group: "config.porch.kpt.dev",
-      version: "v1alpha2",
-      resource: "packagevariantsets",
-    },
-    name: "s",
+    kind: { group: "config.porch.kpt.dev", version, kind },
+    resource: { group: "config.porch.kpt.dev", version, resource },
+    name: object.metadata?.name,
     namespace: "team-a",
     operation: old ? "UPDATE" : "CREATE",
     userInfo: { username: user },
@@ -55,14 +56,12 @@ function request(user: string, object: PackageVariantSet, old?: PackageVariantSe
 }
 
 /** The mutating step, then the validating step's problems, as the API server runs them. */
-async function admit(user: string, object: PackageVariantSet, old?: PackageVariantSet) {
-  const mutate = new PeprMutateRequest<PackageVariantSet>(
-    request(user, structuredClone(object), old),
-  );
+async function admit<T extends Policed>(user: string, object: T, old?: T) {
+  const mutate = new PeprMutateRequest<T>(request(user, structuredClone(object), old));
   await stampPolicyGrants(t.ctx, mutate);
   const problems = await policyGrantProblems(
     t.ctx,
-    new PeprValidateRequest<PackageVariantSet>(request(user, mutate.Raw, old)),
+    new PeprValidateRequest<T>(request(user, mutate.Raw, old)),
   );
   return { stored: mutate.Raw, problems };
 }
@@ -70,6 +69,13 @@ async function admit(user: string, object: PackageVariantSet, old?: PackageVaria
 const annotationsOf = (s: PackageVariantSet) => s.spec?.targets?.[0]?.template?.annotations;
 
 describe("an approval policy on a set's template", () => {
+  it("adds nothing to a template without a policy", async () => {
+    const plain = set({ labels: { a: "b" } });
+    const { stored, problems } = await admit("bob", plain, set({}));
+    expect(problems).toEqual([]);
+    expect(stored.spec?.targets?.[0]?.template).toEqual({ labels: { a: "b" } });
+  });
+
   it("is denied to a user without the approval right", async () => {
     const { problems } = await admit("bob", set({ annotations: { [POLICY]: "always" } }));
     expect(problems).toEqual([
@@ -120,5 +126,30 @@ describe("an approval policy on a set's template", () => {
     );
     expect(removed.problems).toEqual([]);
     expect(annotationsOf(removed.stored)).toEqual({ other: "x" });
+  });
+});
+
+describe("an approval policy on a variant", () => {
+  const variant = (spec: PackageVariant["spec"]): PackageVariant => ({
+    apiVersion: "config.porch.kpt.dev/v1alpha1",
+    kind: "PackageVariant",
+    metadata: { name: "v", namespace: "team-a" },
+    spec,
+  });
+  const spec = { upstream: { repo: "catalog", package: "app", revision: 1 } };
+
+  it("adds nothing to a spec without annotations: an edit elsewhere changes no spec", async () => {
+    const { stored, problems } = await admit("bob", variant(spec), variant(spec));
+    expect(problems).toEqual([]);
+    expect(stored.spec).toEqual(spec);
+  });
+
+  it("is stamped in spec.annotations, where the variant's drafts take it from", async () => {
+    const { stored, problems } = await admit(
+      "alice",
+      variant({ ...spec, annotations: { [POLICY]: "always" } }),
+    );
+    expect(problems).toEqual([]);
+    expect(stored.spec?.annotations).toEqual({ [POLICY]: "always", [GRANT]: "alice" });
   });
 });
