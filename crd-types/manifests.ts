@@ -1936,6 +1936,19 @@ export const crdManifests: readonly CrdManifest[] = [
             "priority": 1
           },
           {
+            "name": "Plan",
+            "type": "string",
+            "description": "In Plan mode, what applying would do, e.g. `1 create, 1 upgrade, 1 delete` (status.plan.summary).",
+            "jsonPath": ".status.plan.summary"
+          },
+          {
+            "name": "Plan ID",
+            "type": "string",
+            "description": "In Plan mode, the id to copy to spec.plan.approvedPlan (status.plan.id).",
+            "jsonPath": ".status.plan.id",
+            "priority": 1
+          },
+          {
             "name": "Age",
             "type": "date",
             "jsonPath": ".metadata.creationTimestamp"
@@ -2623,6 +2636,26 @@ export const crdManifests: readonly CrdManifest[] = [
                         }
                       }
                     }
+                  },
+                  "plan": {
+                    "description": "Whether the set writes its PackageVariants at once (`Apply`, the default) or\nfirst shows what it would do and waits for approval (`Plan`). In Plan mode the\nset computes, for every target, what applying would do (create, upgrade from\nrevision A to B with the files that change and the conflicts the three-way merge\nwould record, update of the mutations, delete, nothing) and writes it to\nstatus.plan, without writing to git or to any PackageVariant. Applying is one step:\n`kubectl patch packagevariantset <name> --type merge -p '{\"spec\":{\"plan\":{\"approvedPlan\":\"<status.plan.id>\"}}}'`.\nThe set applies only the plan whose id is approved: if the upstream, the targets\nor the templates change meanwhile, the id changes and nothing is applied until the\nnew plan is approved. Plan mode needs spec.upstream.revision to be a number or\nworkspaceName to be set: with `latest` each PackageVariant follows a new upstream\nrevision by itself, before any plan could be approved.",
+                    "type": "object",
+                    "properties": {
+                      "mode": {
+                        "description": "`Apply` (default): write the PackageVariants at once. `Plan`: compute status.plan and write only an approved plan.",
+                        "type": "string",
+                        "enum": [
+                          "Apply",
+                          "Plan"
+                        ],
+                        "default": "Apply"
+                      },
+                      "approvedPlan": {
+                        "description": "The status.plan.id of the plan to apply, e.g. `3f2a9c41d07e5b68`. Ignored in Apply mode.",
+                        "type": "string",
+                        "maxLength": 64
+                      }
+                    }
                   }
                 }
               },
@@ -2749,6 +2782,148 @@ export const crdManifests: readonly CrdManifest[] = [
                       },
                       "failed": {
                         "description": "How many of them are Ready=False.",
+                        "type": "integer",
+                        "minimum": 0
+                      }
+                    }
+                  },
+                  "plan": {
+                    "description": "In Plan mode (spec.plan.mode), what applying the set would do, computed without\nwriting anything. Condition `PlanApplied` says where it stands: False with reason\n`AwaitingApproval` (the command to approve it is in its message) or\n`ApprovedPlanStale` (spec.plan.approvedPlan names another plan: nothing was\napplied); True with reason `Applied` once the approved plan was written, or\n`NothingToApply`. Absent in Apply mode.",
+                    "type": "object",
+                    "properties": {
+                      "id": {
+                        "description": "Hash of what the set would write (the PackageVariants to create, change and delete, with their specs, and the revisions each upgrade goes between). Approve a plan by copying it to spec.plan.approvedPlan.",
+                        "type": "string"
+                      },
+                      "generation": {
+                        "description": "The metadata.generation of the set this plan was computed for.",
+                        "type": "integer",
+                        "format": "int64"
+                      },
+                      "summary": {
+                        "description": "The counts in words, e.g. `1 create, 1 upgrade, 1 delete`, or `no changes` (the PLAN printer column).",
+                        "type": "string"
+                      },
+                      "appliedPlan": {
+                        "description": "Id of the last plan this set applied.",
+                        "type": "string"
+                      },
+                      "counts": {
+                        "description": "How many targets each action concerns (all of them, listed or not).",
+                        "type": "object",
+                        "properties": {
+                          "create": {
+                            "description": "PackageVariants that would be created (a clone of the upstream in their downstream).",
+                            "type": "integer",
+                            "minimum": 0
+                          },
+                          "upgrade": {
+                            "description": "Targets whose downstream would move to another upstream revision (three-way merge).",
+                            "type": "integer",
+                            "minimum": 0
+                          },
+                          "update": {
+                            "description": "PackageVariants whose spec would change without an upgrade (labels, annotations, injectors, pipeline, package context).",
+                            "type": "integer",
+                            "minimum": 0
+                          },
+                          "delete": {
+                            "description": "PackageVariants that would be deleted (their deletionPolicy applies to their downstream).",
+                            "type": "integer",
+                            "minimum": 0
+                          },
+                          "unchanged": {
+                            "description": "Targets with nothing to do.",
+                            "type": "integer",
+                            "minimum": 0
+                          }
+                        }
+                      },
+                      "entries": {
+                        "description": "The targets with something to do, at most 100 (the counts cover all of them); the files and conflicts of at most 20 upgrades are computed per reconcile.",
+                        "type": "array",
+                        "maxItems": 100,
+                        "items": {
+                          "description": "What applying would do to one target.",
+                          "type": "object",
+                          "required": [
+                            "packageVariant",
+                            "action"
+                          ],
+                          "properties": {
+                            "packageVariant": {
+                              "description": "Name of the PackageVariant, e.g. `example-cluster-01-foo`.",
+                              "type": "string"
+                            },
+                            "repository": {
+                              "description": "Its downstream repository, e.g. `cluster-01`.",
+                              "type": "string"
+                            },
+                            "package": {
+                              "description": "Its downstream package, e.g. `foo`.",
+                              "type": "string"
+                            },
+                            "action": {
+                              "description": "One of `create`, `upgrade`, `update`, `delete`.",
+                              "type": "string",
+                              "enum": [
+                                "create",
+                                "upgrade",
+                                "update",
+                                "delete"
+                              ]
+                            },
+                            "fromRevision": {
+                              "description": "For an upgrade, the upstream revision the downstream was made from, e.g. `1`.",
+                              "type": "string"
+                            },
+                            "toRevision": {
+                              "description": "For a create or an upgrade, the upstream revision it gets, e.g. `2`.",
+                              "type": "string"
+                            },
+                            "changedFields": {
+                              "description": "For an update or upgrade, the PackageVariant spec fields that change, e.g. `upstream.revision: 1 → 2` (at most 10).",
+                              "type": "array",
+                              "maxItems": 10,
+                              "items": {
+                                "type": "string"
+                              }
+                            },
+                            "changedFiles": {
+                              "description": "For an upgrade, the downstream files the merge adds, changes or removes (at most 20; unlistedFiles counts the rest).",
+                              "type": "array",
+                              "maxItems": 20,
+                              "items": {
+                                "type": "string"
+                              }
+                            },
+                            "unlistedFiles": {
+                              "description": "Changed files not listed.",
+                              "type": "integer",
+                              "minimum": 0
+                            },
+                            "conflicts": {
+                              "description": "For an upgrade, the conflicts the three-way merge would record, as the Upgraded condition would say them (at most 10; unlistedConflicts counts the rest).",
+                              "type": "array",
+                              "maxItems": 10,
+                              "items": {
+                                "type": "string"
+                              }
+                            },
+                            "unlistedConflicts": {
+                              "description": "Conflicts not listed.",
+                              "type": "integer",
+                              "minimum": 0
+                            },
+                            "message": {
+                              "description": "Why an upgrade's files and conflicts are not shown (the preview failed, or was not computed for this many upgrades).",
+                              "type": "string"
+                            }
+                          }
+                        }
+                      },
+                      "unlistedEntries": {
+                        "description": "Targets with something to do that entries does not list.",
                         "type": "integer",
                         "minimum": 0
                       }

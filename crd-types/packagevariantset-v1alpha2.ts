@@ -33,6 +33,22 @@ export class PackageVariantSet extends GenericKind {
  */
 export interface Spec {
   /**
+   * Whether the set writes its PackageVariants at once (`Apply`, the default) or
+   * first shows what it would do and waits for approval (`Plan`). In Plan mode the
+   * set computes, for every target, what applying would do (create, upgrade from
+   * revision A to B with the files that change and the conflicts the three-way merge
+   * would record, update of the mutations, delete, nothing) and writes it to
+   * status.plan, without writing to git or to any PackageVariant. Applying is one step:
+   * `kubectl patch packagevariantset <name> --type merge -p
+   * '{"spec":{"plan":{"approvedPlan":"<status.plan.id>"}}}'`.
+   * The set applies only the plan whose id is approved: if the upstream, the targets
+   * or the templates change meanwhile, the id changes and nothing is applied until the
+   * new plan is approved. Plan mode needs spec.upstream.revision to be a number or
+   * workspaceName to be set: with `latest` each PackageVariant follows a new upstream
+   * revision by itself, before any plan could be approved.
+   */
+  plan?: SpecPlan;
+  /**
    * Where to create variants. Each target must set exactly one of repositories,
    * repositorySelector and objectSelector (the admission webhook reports every
    * violation in one message); each produces a list of (downstream repository,
@@ -47,6 +63,43 @@ export interface Spec {
    */
   upstream?: Upstream;
 }
+
+/**
+ * Whether the set writes its PackageVariants at once (`Apply`, the default) or
+ * first shows what it would do and waits for approval (`Plan`). In Plan mode the
+ * set computes, for every target, what applying would do (create, upgrade from
+ * revision A to B with the files that change and the conflicts the three-way merge
+ * would record, update of the mutations, delete, nothing) and writes it to
+ * status.plan, without writing to git or to any PackageVariant. Applying is one step:
+ * `kubectl patch packagevariantset <name> --type merge -p
+ * '{"spec":{"plan":{"approvedPlan":"<status.plan.id>"}}}'`.
+ * The set applies only the plan whose id is approved: if the upstream, the targets
+ * or the templates change meanwhile, the id changes and nothing is applied until the
+ * new plan is approved. Plan mode needs spec.upstream.revision to be a number or
+ * workspaceName to be set: with `latest` each PackageVariant follows a new upstream
+ * revision by itself, before any plan could be approved.
+ */
+export interface SpecPlan {
+  /**
+   * The status.plan.id of the plan to apply, e.g. `3f2a9c41d07e5b68`. Ignored in Apply mode.
+   */
+  approvedPlan?: string;
+  /**
+   * `Apply` (default): write the PackageVariants at once. `Plan`: compute status.plan and
+   * write only an approved plan.
+   */
+  mode?: Mode;
+}
+
+/**
+ * `Apply` (default): write the PackageVariants at once. `Plan`: compute status.plan and
+ * write only an approved plan.
+ */
+export const Mode = {
+  Apply: "Apply",
+  Plan: "Plan",
+} as const;
+export type Mode = (typeof Mode)[keyof typeof Mode];
 
 /**
  * One way of choosing downstream repositories, plus the template for the PackageVariants it
@@ -859,12 +912,21 @@ export interface StatusObject {
    * How many PackageVariants the targets call for and how they stand (all of them, listed or
    * not).
    */
-  counts?: Counts;
+  counts?: StatusCounts;
   /**
    * The metadata.generation of the spec that the controller last acted on. If lower than
    * metadata.generation, the status is out of date.
    */
   observedGeneration?: number;
+  /**
+   * In Plan mode (spec.plan.mode), what applying the set would do, computed without
+   * writing anything. Condition `PlanApplied` says where it stands: False with reason
+   * `AwaitingApproval` (the command to approve it is in its message) or
+   * `ApprovedPlanStale` (spec.plan.approvedPlan names another plan: nothing was
+   * applied); True with reason `Applied` once the approved plan was written, or
+   * `NothingToApply`. Absent in Apply mode.
+   */
+  plan?: StatusPlan;
   /**
    * The targets that need attention, at most 100: selectors that select nothing,
    * then failed targets, then targets not yet ready. A ready target is not listed;
@@ -923,7 +985,7 @@ export type StatusEnum = (typeof StatusEnum)[keyof typeof StatusEnum];
  * How many PackageVariants the targets call for and how they stand (all of them, listed or
  * not).
  */
-export interface Counts {
+export interface StatusCounts {
   /**
    * Number of PackageVariants the targets call for.
    */
@@ -937,6 +999,145 @@ export interface Counts {
    */
   ready?: number;
 }
+
+/**
+ * In Plan mode (spec.plan.mode), what applying the set would do, computed without
+ * writing anything. Condition `PlanApplied` says where it stands: False with reason
+ * `AwaitingApproval` (the command to approve it is in its message) or
+ * `ApprovedPlanStale` (spec.plan.approvedPlan names another plan: nothing was
+ * applied); True with reason `Applied` once the approved plan was written, or
+ * `NothingToApply`. Absent in Apply mode.
+ */
+export interface StatusPlan {
+  /**
+   * Id of the last plan this set applied.
+   */
+  appliedPlan?: string;
+  /**
+   * How many targets each action concerns (all of them, listed or not).
+   */
+  counts?: PlanCounts;
+  /**
+   * The targets with something to do, at most 100 (the counts cover all of them); the files
+   * and conflicts of at most 20 upgrades are computed per reconcile.
+   */
+  entries?: Entry[];
+  /**
+   * The metadata.generation of the set this plan was computed for.
+   */
+  generation?: number;
+  /**
+   * Hash of what the set would write (the PackageVariants to create, change and delete, with
+   * their specs, and the revisions each upgrade goes between). Approve a plan by copying it
+   * to spec.plan.approvedPlan.
+   */
+  id?: string;
+  /**
+   * The counts in words, e.g. `1 create, 1 upgrade, 1 delete`, or `no changes` (the PLAN
+   * printer column).
+   */
+  summary?: string;
+  /**
+   * Targets with something to do that entries does not list.
+   */
+  unlistedEntries?: number;
+}
+
+/**
+ * How many targets each action concerns (all of them, listed or not).
+ */
+export interface PlanCounts {
+  /**
+   * PackageVariants that would be created (a clone of the upstream in their downstream).
+   */
+  create?: number;
+  /**
+   * PackageVariants that would be deleted (their deletionPolicy applies to their downstream).
+   */
+  delete?: number;
+  /**
+   * Targets with nothing to do.
+   */
+  unchanged?: number;
+  /**
+   * PackageVariants whose spec would change without an upgrade (labels, annotations,
+   * injectors, pipeline, package context).
+   */
+  update?: number;
+  /**
+   * Targets whose downstream would move to another upstream revision (three-way merge).
+   */
+  upgrade?: number;
+}
+
+/**
+ * What applying would do to one target.
+ */
+export interface Entry {
+  /**
+   * One of `create`, `upgrade`, `update`, `delete`.
+   */
+  action: Action;
+  /**
+   * For an update or upgrade, the PackageVariant spec fields that change, e.g.
+   * `upstream.revision: 1 → 2` (at most 10).
+   */
+  changedFields?: string[];
+  /**
+   * For an upgrade, the downstream files the merge adds, changes or removes (at most 20;
+   * unlistedFiles counts the rest).
+   */
+  changedFiles?: string[];
+  /**
+   * For an upgrade, the conflicts the three-way merge would record, as the Upgraded condition
+   * would say them (at most 10; unlistedConflicts counts the rest).
+   */
+  conflicts?: string[];
+  /**
+   * For an upgrade, the upstream revision the downstream was made from, e.g. `1`.
+   */
+  fromRevision?: string;
+  /**
+   * Why an upgrade's files and conflicts are not shown (the preview failed, or was not
+   * computed for this many upgrades).
+   */
+  message?: string;
+  /**
+   * Its downstream package, e.g. `foo`.
+   */
+  package?: string;
+  /**
+   * Name of the PackageVariant, e.g. `example-cluster-01-foo`.
+   */
+  packageVariant: string;
+  /**
+   * Its downstream repository, e.g. `cluster-01`.
+   */
+  repository?: string;
+  /**
+   * For a create or an upgrade, the upstream revision it gets, e.g. `2`.
+   */
+  toRevision?: string;
+  /**
+   * Conflicts not listed.
+   */
+  unlistedConflicts?: number;
+  /**
+   * Changed files not listed.
+   */
+  unlistedFiles?: number;
+}
+
+/**
+ * One of `create`, `upgrade`, `update`, `delete`.
+ */
+export const Action = {
+  Create: "create",
+  Delete: "delete",
+  Update: "update",
+  Upgrade: "upgrade",
+} as const;
+export type Action = (typeof Action)[keyof typeof Action];
 
 /**
  * One generated PackageVariant.

@@ -14,6 +14,7 @@ import {
   validatePackageVariant,
   validatePackageVariantSet,
 } from "../../lib/validation";
+import { planSpecProblems } from "../../lib/package-variant-set";
 import { readableKindPolicy } from "../shared/readable-kinds";
 import { operator } from "../operator";
 import { policyGrantProblems, stampPolicyGrants } from "./approval-policy";
@@ -77,6 +78,7 @@ When(PackageVariantSet)
       const policy = await readableKindPolicy(operator);
       const problems = [
         ...validatePackageVariantSet(spec),
+        ...planSpecProblems(spec),
         ...packageVariantSetKindProblems(spec, policy),
       ];
       if (problems.length === 0) problems.push(...(await policyGrantProblems(operator, req)));

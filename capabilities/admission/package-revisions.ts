@@ -11,7 +11,7 @@ import {
   validatePackageRevision,
   validatePackageRevisionResources,
 } from "../../lib/validation";
-import { copySourceProblem, isApprovalMove } from "../../lib/packages/lifecycle";
+import { copySourceProblem, isApprovalMove } from "../../lib/package-revision";
 import type { Lifecycle } from "../../lib/git/types";
 import { refOf } from "../../lib/cluster/port";
 import type { OperatorContext } from "../context";

@@ -9,8 +9,9 @@ import {
   decideApproval,
   onBehalfOf,
   type ApprovalDecision,
+  type ApprovalPolicyReason,
 } from "../../lib/packages/approval-policy";
-import { unmetReadinessGates } from "../../lib/packages/lifecycle";
+import { unmetReadinessGates } from "../../lib/package-revision";
 import { PACKAGE_VARIANT_KIND } from "../../lib/package-variant/ownership";
 import type { OperatorContext } from "../context";
 import { applyApprovalPolicyCondition, condition } from "./status";
@@ -22,7 +23,7 @@ import { applyApprovalPolicyCondition, condition } from "./status";
 const VARIANT_RECHECK_MS = 5_000;
 
 /** Reasons that need a person: the rest are waits that end by themselves. */
-const REFUSALS = ["NoGrant", "InvalidPolicy", "PolicyNotMet"];
+const REFUSALS: readonly ApprovalPolicyReason[] = ["NoGrant", "InvalidPolicy", "PolicyNotMet"];
 
 const trueOnCurrent = (pr: PackageRevision, type: string): boolean => {
   const c = condition(pr, type);
@@ -71,7 +72,7 @@ async function report(
   ctx: OperatorContext,
   pr: PackageRevision,
   status: "True" | "False",
-  reason: string,
+  reason: ApprovalPolicyReason,
   message: string,
 ): Promise<void> {
   const current = condition(pr, "ApprovalPolicy");

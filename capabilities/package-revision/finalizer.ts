@@ -9,7 +9,6 @@ import {
 } from "../../lib/cluster/port";
 import { errorMessage } from "../../lib/errors";
 import { isGitStoreError } from "../../lib/git";
-import type { Lifecycle } from "../../lib/git/types";
 import {
   DeletionFacts,
   keepGitReason,
@@ -19,7 +18,7 @@ import {
 } from "../../lib/packages/deletion";
 import type { OperatorContext } from "../context";
 import { gitKey } from "../shared/git-key";
-import { applyCoreStatus } from "./status";
+import type { Lifecycle, RevisionOutcome } from "../../lib/package-revision";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { PACKAGE_REVISION_FINALIZER, repositoryOwner } from "../shared/revision-marks";
 
@@ -128,23 +127,29 @@ async function deletionFacts(
   return { facts, repo };
 }
 
+/** Whether the object lives on, or is being deleted (with what to state while it waits). */
+export type FinalizerOutcome =
+  | { kind: "live" }
+  | { kind: "deleting"; outcome: Extract<RevisionOutcome, { kind: "unchanged" | "failed" }> };
+
+const deleting = { kind: "deleting", outcome: { kind: "unchanged" } } as const;
+
 /**
  * Deletion (docs/package-revisions.md, “Deletion”; lib/packages/deletion): git content is deleted
  * only for a revision whose own Repository registration created or mirrored it; a namespace or
  * Repository being deleted, a Repository re-created under the name, or a revision that never backed
  * content lets the object go and leaves git alone. A Published revision waits until it is moved to
- * DeletionProposed. Returns true when the object is being deleted (the other steps then have
- * nothing to do).
+ * DeletionProposed. When the object is being deleted, the other steps have nothing to do.
  */
 export async function reconcileFinalizer(
   ctx: OperatorContext,
   pr: PackageRevision,
-): Promise<boolean> {
+): Promise<FinalizerOutcome> {
   if (!pr.metadata?.deletionTimestamp) {
     await ensureFinalizer(ctx, pr);
-    return false;
+    return { kind: "live" };
   }
-  if (!(pr.metadata.finalizers ?? []).includes(FINALIZER)) return true;
+  if (!(pr.metadata.finalizers ?? []).includes(FINALIZER)) return deleting;
   const { facts, repo } = await deletionFacts(ctx, pr);
   // Git is read (and the store opened) only for content this revision may delete.
   const store = repo && !keepGitReason(facts) ? await ctx.stores.of(repo) : undefined;
@@ -159,10 +164,10 @@ export async function reconcileFinalizer(
   const step = planDeletion(facts, lifecycle, pr.spec?.lifecycle);
   switch (step.action) {
     case "block":
-      await applyCoreStatus(ctx, pr, {}, [
-        { type: "Ready", status: "False", reason: "DeletionBlocked", message: step.message },
-      ]);
-      return true;
+      return {
+        kind: "deleting",
+        outcome: { kind: "failed", reason: "DeletionBlocked", message: step.message },
+      };
     case "keepGit":
       ctx.log.info(
         `deleting ${pr.metadata.namespace}/${pr.metadata.name}; git left alone: ${step.reason}`,
@@ -178,7 +183,7 @@ export async function reconcileFinalizer(
         );
         await refreshLatestLabels(ctx, pr);
       }
-      return true;
+      return deleting;
     case "deleteGit":
       try {
         await store?.deletePackage(gitKey(pr));
@@ -194,5 +199,5 @@ export async function reconcileFinalizer(
   }
   await removeFinalizer(ctx, pr);
   await refreshLatestLabels(ctx, pr);
-  return true;
+  return deleting;
 }

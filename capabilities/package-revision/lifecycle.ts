@@ -1,22 +1,24 @@
 import type { OperatorContext } from "../context";
 import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import { refOf } from "../../lib/cluster/port";
-import type { ReconcileResult } from "../../lib/controller/work-queue";
 import {
   ContentStore,
   isGitStoreError,
   isTransientGitError,
-  Lifecycle,
   PackageRevisionInfo,
   lockOf,
 } from "../../lib/git";
-import { transitionProblem, unmetReadinessGates } from "../../lib/packages/lifecycle";
-import { readyInGit } from "../../lib/packages/content-readiness";
+import {
+  alreadyStated,
+  transitionProblem,
+  unmetReadinessGates,
+  type Lifecycle,
+  type RevisionOutcome,
+} from "../../lib/package-revision";
 import { recordOf } from "../../lib/packages/approval-record";
 import { errorMessage } from "../../lib/errors";
-import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { gitKey } from "../shared/git-key";
-import { applyCoreStatus, condition } from "./status";
+import { condition } from "./status";
 
 /** The revision git holds for this object, ranked as the store ranks it everywhere. */
 function currentInfo(
@@ -51,36 +53,39 @@ async function asksStill(ctx: OperatorContext, pr: PackageRevision): Promise<boo
   return now !== undefined && now.metadata?.generation === pr.metadata?.generation;
 }
 
-const fail = (ctx: OperatorContext, pr: PackageRevision, message: string) =>
-  applyCoreStatus(ctx, pr, {}, [{ type: "Ready", status: "False", reason: "Failed", message }]);
+const fail = (message: string) => ({ kind: "failed", reason: "Failed", message }) as const;
+
+/** What the lifecycle step did: where git holds the revision, why it cannot move, or wait. */
+export type LifecycleOutcome =
+  | Extract<RevisionOutcome, { kind: "unchanged" | "failed" | "inGit" }>
+  | { kind: "requeue"; requeueAfterMs: number };
 
 /**
  * Moves the revision in git to spec.lifecycle (Draft → Proposed → Published, Proposed → Draft,
- * Published ⇄ DeletionProposed). Publishing assigns the next revision number and tag; the
- * latest-revision labels of the package follow.
+ * Published ⇄ DeletionProposed). Publishing assigns the next revision number and tag; once it
+ * is stated, the latest-revision labels of the package follow (reconcile.ts).
  */
 export async function reconcileLifecycle(
   ctx: OperatorContext,
   pr: PackageRevision,
   store: ContentStore,
-): Promise<ReconcileResult | void> {
+): Promise<LifecycleOutcome> {
   const wanted = (pr.spec?.lifecycle ?? "Draft") as Lifecycle;
   let info = await currentInfo(store, pr);
   if (!info) {
-    if (pr.spec?.source) return; // its source has not produced content yet (or failed: status says)
-    return void (await fail(
-      ctx,
-      pr,
+    // Its source has not produced content yet (or failed: status says).
+    if (pr.spec?.source) return { kind: "unchanged" };
+    return fail(
       `package revision ${pr.spec?.packageName}/${pr.spec?.workspaceName} not found in git`,
-    ));
+    );
   }
   if (info.lifecycle !== wanted) {
     const problem = transitionProblem(info.lifecycle, wanted);
-    if (problem) return void (await fail(ctx, pr, problem));
+    if (problem) return fail(problem);
     const unmet = wanted === "Published" ? unmetReadinessGates({ ...pr.spec, ...pr.status }) : [];
-    if (unmet.length > 0)
-      return void (await fail(ctx, pr, `readiness gates not met: ${unmet.join(", ")}`));
-    if (!(await asksStill(ctx, pr))) return { requeueAfterMs: STALE_COPY_REQUEUE_MS };
+    if (unmet.length > 0) return fail(`readiness gates not met: ${unmet.join(", ")}`);
+    if (!(await asksStill(ctx, pr)))
+      return { kind: "requeue", requeueAfterMs: STALE_COPY_REQUEUE_MS };
     // Who moved what in git, and on which version of the object: the trail an audit follows.
     ctx.log.info(`moving ${pr.metadata?.name} from ${info.lifecycle} to ${wanted} in git`, {
       namespace: pr.metadata?.namespace,
@@ -93,19 +98,16 @@ export async function reconcileLifecycle(
     } catch (error) {
       // A server that is down or cut the push off: retried (reconcile.ts says why on Ready).
       if (!isGitStoreError(error) || isTransientGitError(error)) throw error;
-      return void (await fail(ctx, pr, errorMessage(error)));
+      return fail(errorMessage(error));
     }
   }
-  const fields = info.revision > 0 ? publishedFields(store, info) : {};
-  // Files git could not take keep the revision not Ready (render said why) until they change.
-  const ready = readyInGit(wanted, condition(pr, "Rendered"));
-  const current = condition(pr, "Ready");
-  const changed =
-    info.revision !== pr.status?.revision ||
-    current?.status !== ready.status ||
-    current?.reason !== ready.reason ||
-    pr.status?.observedGeneration !== pr.metadata?.generation;
-  if (!changed) return;
-  await applyCoreStatus(ctx, pr, fields, [ready]);
-  if (info.revision > 0) await refreshLatestLabels(ctx, pr);
+  const outcome = {
+    kind: "inGit",
+    lifecycle: wanted,
+    // Files git could not take keep the revision not Ready (render said why) until they change.
+    rendered: condition(pr, "Rendered"),
+    fields: info.revision > 0 ? publishedFields(store, info) : { revision: info.revision },
+  } as const;
+  const current = { generation: pr.metadata?.generation, status: pr.status };
+  return alreadyStated(current, outcome) ? { kind: "unchanged" } : outcome;
 }

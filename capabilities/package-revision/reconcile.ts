@@ -1,17 +1,17 @@
 import { PackageRevision, PackageRevisionKind } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
-import { isPermanentError } from "../../lib/controller/permanent-error";
-import { errorMessage } from "../../lib/errors";
-import { failureReason, isTransientGitError } from "../../lib/git";
+import type { ContentStore } from "../../lib/git";
+import { failureOutcome, type RevisionOutcome } from "../../lib/package-revision";
 import { recordedRepositoryUid } from "../../lib/packages/deletion";
 import type { OperatorContext } from "../context";
 import { splitKey } from "../../lib/controller/manager";
+import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { reconcileApprovalPolicy } from "./approval-policy";
 import { reconcileFinalizer } from "./finalizer";
 import { reconcileLifecycle } from "./lifecycle";
 import { reconcileRender } from "./render";
-import { reconcileSource } from "./source";
-import { applyCoreStatus } from "./status";
+import { announceDraft, reconcileSource } from "./source";
+import { stateOutcome } from "./status";
 
 async function getPackageRevision(
   ctx: OperatorContext,
@@ -23,7 +23,8 @@ async function getPackageRevision(
 /**
  * One PackageRevision: finalizer (and deletion gating), source (once, rendering what it makes),
  * render (Drafts whose files changed), lifecycle (git follows spec.lifecycle). Each step reads
- * what it needs and returns early when it has nothing to do.
+ * what it needs and returns its outcome; the status states each outcome (status.ts, from
+ * lib/package-revision's revisionConditions), and the next step runs on what it wrote.
  */
 export async function reconcilePackageRevision(
   key: string,
@@ -34,62 +35,83 @@ export async function reconcilePackageRevision(
   try {
     return await reconcileSteps(ctx, pr);
   } catch (error) {
-    // No retry can fix it (the queue does not retry it): say so where the tenant looks.
-    if (isPermanentError(error)) {
-      const { reason, message } = error;
-      await applyCoreStatus(ctx, pr, {}, [{ type: "Ready", status: "False", reason, message }]);
-    }
-    // A git server down or cut off mid-write: retried with backoff; Ready says so meanwhile
-    // (Unavailable, Timeout), and the retry that succeeds states Ready again.
-    if (isTransientGitError(error)) {
-      const reason = failureReason(error, "Failed");
-      const message = errorMessage(error);
-      await applyCoreStatus(ctx, pr, {}, [{ type: "Ready", status: "False", reason, message }]);
-    }
+    // No retry can fix it (the queue does not retry it), or a git server is down or cut off
+    // mid-write (retried with backoff): Ready says so where the tenant looks.
+    const failure = failureOutcome(error);
+    if (failure) await stateOutcome(ctx, pr, failure);
     throw error;
   }
 }
+
+const failed = (reason: string, message: string): RevisionOutcome => ({
+  kind: "failed",
+  reason,
+  message,
+});
 
 async function reconcileSteps(
   ctx: OperatorContext,
   pr: PackageRevision,
 ): Promise<ReconcileResult | void> {
-  if (await reconcileFinalizer(ctx, pr)) return;
+  const finalizer = await reconcileFinalizer(ctx, pr);
+  if (finalizer.kind === "deleting") return void (await stateOutcome(ctx, pr, finalizer.outcome));
   if (!pr.spec?.lifecycle) return;
   const repo = await ctx.stores.named(pr.metadata?.namespace ?? "", pr.spec.repository ?? "");
   if (!repo) {
     const message = `repository "${pr.spec.repository}" not found or being deleted`;
-    return void (await applyCoreStatus(ctx, pr, {}, [
-      { type: "Ready", status: "False", reason: "Failed", message },
-    ]));
+    return void (await stateOutcome(ctx, pr, failed("Failed", message)));
   }
   const recorded = recordedRepositoryUid(pr);
   if (recorded && recorded !== repo.repo.metadata?.uid) {
     const message = `made under an earlier Repository "${pr.spec.repository}" (UID ${recorded}); this one was re-created since (UID ${repo.repo.metadata?.uid}) and is not changed through this object: delete it, and the Repository's sync mirrors what git has`;
-    return void (await applyCoreStatus(ctx, pr, {}, [
-      { type: "Ready", status: "False", reason: "RepositoryReplaced", message },
-    ]));
+    return void (await stateOutcome(ctx, pr, failed("RepositoryReplaced", message)));
   }
   const source = await reconcileSource(ctx, pr, repo.repo, repo.store);
   switch (source.kind) {
-    case "failed":
-      return;
+    case "sourceFailed":
+      return void (await stateOutcome(ctx, pr, source));
     case "requeue":
       return { requeueAfterMs: source.requeueAfterMs };
     case "none": {
-      const render = await reconcileRender(ctx, pr, repo.store);
       // A render still to come holds the lifecycle back: a publish now would leave its files out.
+      const render = await runRender(ctx, pr, repo.store);
       if (render) return render;
       break;
     }
-    case "created":
-      break; // its source rendered it
+    case "created": {
+      // Its source rendered it.
+      const stated = await stateOutcome(ctx, pr, source);
+      if (stated) await announceDraft(ctx, pr, stated, source);
+      break;
+    }
     default: {
       const unknown: never = source;
       throw new Error(`unknown source outcome ${JSON.stringify(unknown)}`);
     }
   }
-  return (
-    (await reconcileLifecycle(ctx, pr, repo.store)) ?? (await reconcileApprovalPolicy(ctx, pr))
-  );
+  return (await runLifecycle(ctx, pr, repo.store)) ?? (await reconcileApprovalPolicy(ctx, pr));
+}
+
+/** The render step, stated; a result when the reconcile is to come back instead of going on. */
+export async function runRender(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  store: ContentStore,
+): Promise<ReconcileResult | void> {
+  const render = await reconcileRender(ctx, pr, store);
+  if (render.kind === "requeue") return { requeueAfterMs: render.requeueAfterMs };
+  await stateOutcome(ctx, pr, render);
+}
+
+/** The lifecycle step, stated; a publish then moves the package's latest-revision labels. */
+export async function runLifecycle(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  store: ContentStore,
+): Promise<ReconcileResult | void> {
+  const lifecycle = await reconcileLifecycle(ctx, pr, store);
+  if (lifecycle.kind === "requeue") return { requeueAfterMs: lifecycle.requeueAfterMs };
+  await stateOutcome(ctx, pr, lifecycle);
+  if (lifecycle.kind === "inGit" && lifecycle.fields.revision > 0)
+    await refreshLatestLabels(ctx, pr);
 }

@@ -4,11 +4,11 @@ import {
   PackageRevisionResources,
   PackageRevisionResourcesKind,
 } from "../../crd-types";
-import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { CATALOG_FAILURE_REASONS, renderPackage } from "../../lib/fn";
-import { findCondition, type ConditionInput } from "../../lib/kubernetes/conditions";
-import { isGitStoreError, isPublished, type ContentStore } from "../../lib/git";
+import { findCondition } from "../../lib/kubernetes/conditions";
+import { isGitStoreError, type ContentStore } from "../../lib/git";
 import { isPermanentError, PermanentError } from "../../lib/controller/permanent-error";
+import { isPublished, type RenderVerdict, type RevisionOutcome } from "../../lib/package-revision";
 import {
   assertSafeFileNames,
   assertWithinContentLimits,
@@ -22,13 +22,7 @@ import { refOf } from "../../lib/cluster/port";
 import { writeResources } from "../shared/package-resources";
 import { gitKey } from "../shared/git-key";
 import { kptfileState } from "../../lib/packages/kptfile-state";
-import {
-  applyCoreStatus,
-  applyKptfileSpec,
-  applyKptfileStatus,
-  applyRenderStatus,
-  MANAGER,
-} from "./status";
+import { applyKptfileSpec, applyKptfileStatus, applyRenderStatus, MANAGER } from "./status";
 
 export const PUSH_ON_RENDER_FAILURE = "porch.kpt.dev/push-on-render-failure";
 
@@ -37,12 +31,12 @@ type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatu
 /**
  * A render of a package's files and what it leaves to keep: the rendered files when the render
  * succeeded (or the revision asks for push-on-render-failure), else none; the function results
- * for the PackageRevisionResources; the Rendered condition for the PackageRevision.
+ * for the PackageRevisionResources; how it ended, for the Rendered condition.
  */
 export interface RenderedPackage {
   kept?: Record<string, string>;
   renderStatus: RenderStatus;
-  rendered: ConditionInput;
+  verdict: RenderVerdict;
 }
 
 /**
@@ -73,16 +67,10 @@ export async function renderFiles(
   return {
     ...(keep && { kept: out.files }),
     renderStatus: { result: out.results, ...(out.error && { error: out.error.message }) },
-    rendered: out.ok
-      ? {
-          type: "Rendered",
-          status: "True",
-          reason: "Rendered",
-          message: `rendered ${out.steps.length} function(s)`,
-        }
+    verdict: out.ok
+      ? { ok: true, functions: out.steps.length }
       : {
-          type: "Rendered",
-          status: "False",
+          ok: false,
           reason: out.error?.reason ?? "RenderFailed",
           message: out.error?.message ?? "render failed",
         },
@@ -112,13 +100,15 @@ export async function writeRenderStatus(
 
 /**
  * The Kptfile's readiness gates and package metadata (spec) and its conditions (status) surface
- * on the PackageRevision, where admission and the lifecycle controller check the gates.
+ * on the PackageRevision, where admission and the lifecycle controller check the gates. Run for
+ * the files a render keeps, before the render is stated.
  */
-async function syncKptfile(
+export async function syncKptfile(
   ctx: OperatorContext,
   pr: PackageRevision,
-  files: Record<string, string>,
+  files: Record<string, string> | undefined,
 ): Promise<void> {
+  if (!files) return;
   const state = kptfileState(files.Kptfile);
   const spec = { readinessGates: state.readinessGates, packageMetadata: state.packageMetadata };
   const current = {
@@ -130,58 +120,18 @@ async function syncKptfile(
     await applyKptfileStatus(ctx, pr, state.packageConditions);
 }
 
-/**
- * A render's outcome on the PackageRevision: the Kptfile-derived state of the files kept, then
- * Rendered with the version of the PackageRevisionResources it rendered.
- */
-export async function recordRender(
-  ctx: OperatorContext,
-  pr: PackageRevision,
-  kept: Record<string, string> | undefined,
-  prr: PackageRevisionResources,
-  rendered: ConditionInput,
-): Promise<void> {
-  if (kept) await syncKptfile(ctx, pr, kept);
-  await applyRenderStatus(
-    ctx,
-    pr,
-    { observedPrrResourceVersion: prr.metadata?.resourceVersion },
-    rendered,
-  );
-}
-
-/** Files git cannot take: the render stops for this version of the files and says why. */
-async function reportUncommittable(
-  ctx: OperatorContext,
-  pr: PackageRevision,
-  version: string | undefined,
-  error: PermanentError,
-): Promise<void> {
-  const condition = { status: "False" as const, reason: error.reason, message: error.message };
-  await applyRenderStatus(
-    ctx,
-    pr,
-    { observedPrrResourceVersion: version },
-    {
-      type: "Rendered",
-      ...condition,
-    },
-  );
-  await applyCoreStatus(ctx, pr, {}, [{ type: "Ready", ...condition }]);
-}
-
 /** Git refuses content only for what a retry cannot change (a missing Kptfile, a bad path). */
 async function commitRendered(
   pr: PackageRevision,
   store: ContentStore,
   files: Record<string, string>,
-  rendered: ConditionInput,
+  verdict: RenderVerdict,
 ): Promise<void> {
   try {
     const draft = await store.createDraftFromExisting(gitKey(pr));
     await draft.updateResources(
       files,
-      rendered.status === "True" ? "render" : "render (failed, pushed on request)",
+      verdict.ok ? "render" : "render (failed, pushed on request)",
     );
     await draft.closeDraft();
   } catch (error) {
@@ -220,6 +170,13 @@ async function unpublishedInGit(pr: PackageRevision, store: ContentStore): Promi
   return info !== undefined && !isPublished(info.lifecycle);
 }
 
+/** What the render step did: a render to state, nothing new, or come back later. */
+export type RenderOutcome =
+  | Extract<RevisionOutcome, { kind: "unchanged" | "rendered" | "uncommittable" }>
+  | { kind: "requeue"; requeueAfterMs: number };
+
+const unchanged = { kind: "unchanged" } as const;
+
 /**
  * Renders a Draft (or a Proposed revision, also one asked to be published and not published
  * yet) whose files changed since the last render (a user edit of its PackageRevisionResources,
@@ -234,24 +191,25 @@ export async function reconcileRender(
   ctx: OperatorContext,
   pr: PackageRevision,
   store: ContentStore,
-): Promise<ReconcileResult | void> {
+): Promise<RenderOutcome> {
   // Drafts, and proposals a PackageVariant updates in place (docs/package-variants.md,
   // “State machine”), are rendered.
   const lifecycle = pr.spec?.lifecycle;
   const publishing = lifecycle === "Published" && (pr.status?.revision ?? 0) === 0;
-  if (lifecycle !== "Draft" && lifecycle !== "Proposed" && !publishing) return;
-  if (pr.spec?.source && !pr.status?.creationSource) return;
+  if (lifecycle !== "Draft" && lifecycle !== "Proposed" && !publishing) return unchanged;
+  if (pr.spec?.source && !pr.status?.creationSource) return unchanged;
   const retry = catalogRetry(ctx, pr);
-  if (!retry && !filesChanged(ctx, pr)) return;
+  if (!retry && !filesChanged(ctx, pr)) return unchanged;
   const prr = await ctx.cluster.get(PackageRevisionResourcesKind, refOf(pr));
   const version = prr?.metadata?.resourceVersion;
-  if (!prr || (!retry && version === pr.status?.observedPrrResourceVersion)) return;
+  if (!prr || (!retry && version === pr.status?.observedPrrResourceVersion)) return unchanged;
   // So is a proposal asked to be published: an edit made just before must not be left out.
-  if (publishing && !(await unpublishedInGit(pr, store))) return;
+  if (publishing && !(await unpublishedInGit(pr, store))) return unchanged;
   // Every render slot taken, or this namespace's share of them: come back later rather than
   // hold a reconcile worker.
   const namespace = pr.metadata?.namespace ?? "";
-  if (!ctx.render.slots.take(namespace)) return { requeueAfterMs: ctx.render.requeueDelayMs };
+  if (!ctx.render.slots.take(namespace))
+    return { kind: "requeue", requeueAfterMs: ctx.render.requeueDelayMs };
   let written = prr;
   try {
     await applyRenderStatus(ctx, pr, { renderingPrrResourceVersion: version });
@@ -262,21 +220,26 @@ export async function reconcileRender(
       "spec.resources",
       gitContentLimitsFromEnv(process.env),
     );
-    const { kept, renderStatus, rendered } = await renderFiles(ctx, pr, prr.spec?.resources ?? {});
+    const { kept, renderStatus, verdict } = await renderFiles(ctx, pr, prr.spec?.resources ?? {});
     try {
       if (kept && !isDeepStrictEqual(kept, prr.spec?.resources))
         written = await writeResources(ctx, pr, kept, MANAGER.render, version);
       written = await writeRenderStatus(ctx, written, renderStatus);
     } catch (error) {
       // Edited while we rendered: this render is stale, render the newer content instead.
-      if (isConflict(error)) return { requeueAfterMs: 0 };
+      if (isConflict(error)) return { kind: "requeue", requeueAfterMs: 0 };
       throw error;
     }
-    if (kept) await commitRendered(pr, store, kept, rendered);
-    await recordRender(ctx, pr, kept, written, rendered);
+    if (kept) await commitRendered(pr, store, kept, verdict);
+    await syncKptfile(ctx, pr, kept);
+    const observedPrrResourceVersion = written.metadata?.resourceVersion;
+    return { kind: "rendered", verdict, observedPrrResourceVersion };
   } catch (error) {
+    // Files git cannot take: the render stops for this version of the files and says why.
     if (!isPermanentError(error)) throw error;
-    await reportUncommittable(ctx, pr, written.metadata?.resourceVersion, error);
+    const { reason, message } = error;
+    const observedPrrResourceVersion = written.metadata?.resourceVersion;
+    return { kind: "uncommittable", reason, message, observedPrrResourceVersion };
   } finally {
     ctx.render.slots.release(namespace);
   }

@@ -3,6 +3,11 @@ import { isDeepStrictEqual } from "node:util";
 import { PackageRevision, Repository } from "../../crd-types";
 import type { ContentStore, PackageRevisionInfo } from "../../lib/git";
 import {
+  copySourceProblem,
+  type Lifecycle,
+  type RevisionOutcome,
+} from "../../lib/package-revision";
+import {
   failureReason,
   isGitStoreError,
   isTransientGitError,
@@ -18,7 +23,6 @@ import {
 } from "../../lib/kpt";
 import type { MergeConflict } from "../../lib/kpt";
 import { KptfileError } from "../../lib/kpt/kptfile";
-import { ConditionInput } from "../../lib/kubernetes/conditions";
 import { isPermanentError } from "../../lib/controller/permanent-error";
 import { assertSafeFileNames } from "../../lib/packages/content-readiness";
 import { workspaceTakenBy } from "../shared/workspace-owners";
@@ -27,11 +31,9 @@ import type { OperatorContext } from "../context";
 import { updateLatestLabels } from "../shared/latest-revision-labels";
 import { writeResources } from "../shared/package-resources";
 import { gitKey } from "../shared/git-key";
-import { applyCoreStatus, applyRenderStatus, condition, MANAGER } from "./status";
-import { recordRender, renderFiles, writeRenderStatus, type RenderedPackage } from "./render";
+import { MANAGER } from "./status";
+import { renderFiles, syncKptfile, writeRenderStatus, type RenderedPackage } from "./render";
 import { isConflict } from "../../lib/cluster/errors";
-import { readyInGit } from "../../lib/packages/content-readiness";
-import { copySourceProblem } from "../../lib/packages/lifecycle";
 import { contentOf, SourceError } from "../shared/revision-content";
 
 type CreationSource = "init" | "clone" | "copy" | "upgrade";
@@ -127,27 +129,6 @@ async function executeSource(
   throw new SourceError("spec.source sets none of init, cloneFrom, copyFrom, upgrade");
 }
 
-/**
- * Every field both sides changed is listed, though upstream won (docs/package-revisions.md,
- * “Upgrade conflicts”).
- */
-function upgradeCondition(conflicts: MergeConflict[] | undefined): ConditionInput[] {
-  if (conflicts === undefined) return [];
-  if (conflicts.length === 0) {
-    return [
-      { type: "Upgraded", status: "True", reason: "Merged", message: "upgraded without conflicts" },
-    ];
-  }
-  return [
-    {
-      type: "Upgraded",
-      status: "True",
-      reason: "MergedWithConflicts",
-      message: `${conflicts.length} conflict(s) resolved as kpt does: ${conflicts.map(c => c.message).join("; ")}`,
-    },
-  ];
-}
-
 /** Git already has this package and workspace, and not as this object's source made it. */
 class WorkspaceTakenError extends Error {}
 
@@ -185,16 +166,6 @@ async function commitDraft(
   }
 }
 
-async function sourceFailed(
-  ctx: OperatorContext,
-  pr: PackageRevision,
-  reason: string,
-  message: string,
-) {
-  await applyCoreStatus(ctx, pr, {}, [{ type: "Ready", status: "False", reason, message }]);
-  await applyRenderStatus(ctx, pr, {}, { type: "Rendered", status: "False", reason, message });
-}
-
 /**
  * The source's files as rendered, or as the source made them when the render failed (git needs
  * a draft either way; the Rendered condition says why it is not rendered).
@@ -210,29 +181,24 @@ async function renderSource(
   } catch (error) {
     if (!isPermanentError(error)) throw error;
     const { reason, message } = error;
-    return {
-      files,
-      renderStatus: { error: message },
-      rendered: { type: "Rendered", status: "False", reason, message },
-    };
+    return { files, renderStatus: { error: message }, verdict: { ok: false, reason, message } };
   }
 }
 
-/** What the source step did; the orchestrator goes on accordingly. */
+/** What the source step did; the orchestrator states it and goes on accordingly. */
 export type SourceOutcome =
   /** No source, or it ran in an earlier reconcile. */
   | { kind: "none" }
-  /** The new draft is in git, rendered, and its status says so. */
-  | { kind: "created" }
-  /** The source failed; the status says why. */
-  | { kind: "failed" }
+  /** The new draft is in git and rendered (created), or the source failed (sourceFailed). */
+  | Extract<RevisionOutcome, { kind: "created" | "sourceFailed" }>
   /** Every render slot, or the namespace's share of them, is taken: come back later. */
   | { kind: "requeue"; requeueAfterMs: number };
 
 /**
  * Runs the source once (guarded by status.creationSource): computes the files, renders them,
- * commits the result in one push to the draft branch, mirrors it into the
- * PackageRevisionResources and states it in two status writes (render, then core with Ready).
+ * commits the result in one push to the draft branch and mirrors it into the
+ * PackageRevisionResources; its outcome is stated in two status writes (render, then core with
+ * Ready), then announced (announceDraft).
  */
 export async function reconcileSource(
   ctx: OperatorContext,
@@ -282,26 +248,24 @@ async function fetchSource(
       isPermanentError(error);
     if (!known) throw error;
     const reason = isPermanentError(error) ? error.reason : failureReason(error, "Failed");
-    await sourceFailed(ctx, pr, reason, `create draft: ${errorMessage(error)}`);
-    return { kind: "failed" };
+    return { kind: "sourceFailed", reason, message: `create draft: ${errorMessage(error)}` };
   }
 }
 
-/** Renders the source's files, then commits, mirrors and states them (in a render slot). */
+/** Renders the source's files, then commits and mirrors them (in a render slot). */
 async function commitSource(
   ctx: OperatorContext,
   pr: PackageRevision,
   store: ContentStore,
   result: SourceResult,
 ): Promise<SourceOutcome> {
-  const { files, renderStatus, rendered } = await renderSource(ctx, pr, result.files);
+  const { files, renderStatus, verdict } = await renderSource(ctx, pr, result.files);
   let info: PackageRevisionInfo;
   try {
     info = await commitDraft(ctx, pr, store, { ...result, files });
   } catch (error) {
     if (!(error instanceof WorkspaceTakenError)) throw error;
-    await sourceFailed(ctx, pr, "AlreadyExists", error.message);
-    return { kind: "failed" };
+    return { kind: "sourceFailed", reason: "AlreadyExists", message: error.message };
   }
   const written = await writeResources(ctx, pr, files, MANAGER.render);
   // An edit made since is newer content: its own event renders it; this status is of ours.
@@ -309,34 +273,43 @@ async function commitSource(
     if (isConflict(error)) return written;
     throw error;
   });
-  await recordRender(ctx, pr, files, observed, rendered);
-  const selfLock = lockOf(store.config.url, info);
+  await syncKptfile(ctx, pr, files);
   const kptfile = readKptfile(files.Kptfile ?? "");
-  const upstreamLock = kptfile.ok ? kptfile.upstreamLock : undefined;
-  // Ready as the lifecycle step would state it for a draft, so it has nothing to write.
-  const wanted = pr.spec?.lifecycle ?? "Draft";
-  const ready: ConditionInput =
-    wanted === "Draft"
-      ? readyInGit("Draft", condition(pr, "Rendered"))
-      : { type: "Ready", status: "False", reason: "Pending", message: `awaiting ${wanted}` };
-  const stated = await applyCoreStatus(
-    ctx,
-    pr,
-    { creationSource: result.creationSource, selfLock, upstreamLock, revision: 0 },
-    [ready, ...upgradeCondition(result.conflicts)],
-  );
-  // A new revision is not the latest until published: give it the label's "false" now. It
-  // changes no other revision's label, so they are not listed (a variant's draft has it
-  // already). As the status write answered: a patch of a revision without labels carries the
-  // resourceVersion, and this reconcile's own writes have moved it on.
+  return {
+    kind: "created",
+    lifecycle: (pr.spec?.lifecycle ?? "Draft") as Lifecycle,
+    verdict,
+    observedPrrResourceVersion: observed.metadata?.resourceVersion,
+    fields: {
+      creationSource: result.creationSource,
+      selfLock: lockOf(store.config.url, info),
+      upstreamLock: kptfile.ok ? kptfile.upstreamLock : undefined,
+      revision: 0,
+    },
+    ...(result.conflicts && { conflicts: result.conflicts.map(c => c.message) }),
+  };
+}
+
+/**
+ * After a created outcome is stated (`stated`, as the status write answered): the new revision
+ * gets the latest label's "false" (it is not the latest until published; it changes no other
+ * revision's label, so they are not listed, and a variant's draft has it already; the status
+ * write's answer carries the resourceVersion a patch of a revision without labels needs), and
+ * merge conflicts are announced.
+ */
+export async function announceDraft(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  stated: PackageRevision,
+  outcome: Extract<SourceOutcome, { kind: "created" }>,
+): Promise<void> {
   await updateLatestLabels(ctx, [stated]);
-  if (result.conflicts?.length) {
+  if (outcome.conflicts?.length) {
     await ctx.cluster.event(
       pr,
       "Warning",
       "MergeConflicts",
-      `${result.conflicts.length} field(s) changed on both sides; upstream kept, see condition Upgraded`,
+      `${outcome.conflicts.length} field(s) changed on both sides; upstream kept, see condition Upgraded`,
     );
   }
-  return { kind: "created" };
 }

@@ -1,6 +1,17 @@
 import { PackageRevision, PackageRevisionKind, PackageRevisionStatus } from "../../crd-types";
-import { Condition, ConditionInput, setCondition } from "../../lib/kubernetes/conditions";
-import { FIELD_MANAGERS } from "../../lib/packages/field-managers";
+import { Condition, setCondition } from "../../lib/kubernetes/conditions";
+import {
+  conditionTypesOf,
+  FIELD_MANAGERS,
+  revisionConditions,
+  revisionFields,
+  type ConditionManager,
+  type CoreFields,
+  type OwnedBy,
+  type RenderFields,
+  type RevisionCondition,
+  type RevisionOutcome,
+} from "../../lib/package-revision";
 import type { OperatorContext } from "../context";
 
 /**
@@ -10,34 +21,25 @@ import type { OperatorContext } from "../context";
  */
 export const MANAGER = FIELD_MANAGERS;
 
-const CORE_CONDITIONS = ["Ready", "Upgraded"];
-const RENDER_CONDITIONS = ["Rendered"];
-
 type Status = PackageRevisionStatus;
-type CoreFields = Pick<
-  Status,
-  | "observedGeneration"
-  | "revision"
-  | "publishedBy"
-  | "publishedAt"
-  | "upstreamLock"
-  | "selfLock"
-  | "creationSource"
->;
-type RenderFields = Pick<Status, "renderingPrrResourceVersion" | "observedPrrResourceVersion">;
 
-function conditionsOf(
+/**
+ * The conditions `manager` states: all it owns as they are, with `updates` set. Which types it
+ * owns comes from the one table its updates are typed by (lib/package-revision/conditions.ts).
+ */
+function conditionsOf<M extends ConditionManager>(
   pr: PackageRevision,
-  types: string[],
-  updates: ConditionInput[],
+  manager: M,
+  updates: RevisionCondition<OwnedBy<M>>[],
   now: Date,
-): Condition[] {
+): Status["conditions"] {
+  const owned: string[] = conditionTypesOf(manager);
   let conditions = ((pr.status?.conditions ?? []) as Condition[]).filter(c =>
-    types.includes(c.type),
+    owned.includes(c.type),
   );
   for (const update of updates)
     conditions = setCondition(conditions, update, pr.metadata?.generation, now);
-  return conditions;
+  return conditions as Status["conditions"];
 }
 
 /** A server-side apply of one part of the revision, the status (subresource) or the spec. */
@@ -71,11 +73,11 @@ const defined = <T extends object>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
 /** Ready/Upgraded conditions, revision, publish info, locks and creationSource. */
-export function applyCoreStatus(
+function applyCoreStatus(
   ctx: OperatorContext,
   pr: PackageRevision,
   fields: Partial<CoreFields>,
-  conditions: ConditionInput[] = [],
+  conditions: RevisionCondition<OwnedBy<"core">>[],
 ) {
   const s = pr.status ?? {};
   const merged: CoreFields = {
@@ -88,15 +90,8 @@ export function applyCoreStatus(
     creationSource: s.creationSource,
     ...fields,
   };
-  return apply(
-    ctx,
-    pr,
-    defined({
-      ...merged,
-      conditions: conditionsOf(pr, CORE_CONDITIONS, conditions, ctx.now()) as Status["conditions"],
-    }),
-    MANAGER.core,
-  );
+  const stated = conditionsOf(pr, "core", conditions, ctx.now());
+  return apply(ctx, pr, defined({ ...merged, conditions: stated }), MANAGER.core);
 }
 
 /** The Rendered condition and the PackageRevisionResources versions being / last rendered. */
@@ -104,7 +99,7 @@ export function applyRenderStatus(
   ctx: OperatorContext,
   pr: PackageRevision,
   fields: Partial<RenderFields>,
-  rendered?: ConditionInput,
+  conditions: RevisionCondition<OwnedBy<"render">>[] = [],
 ) {
   const s = pr.status ?? {};
   const merged: RenderFields = {
@@ -112,13 +107,28 @@ export function applyRenderStatus(
     observedPrrResourceVersion: s.observedPrrResourceVersion,
     ...fields,
   };
-  const conditions = conditionsOf(pr, RENDER_CONDITIONS, rendered ? [rendered] : [], ctx.now());
-  return apply(
-    ctx,
-    pr,
-    defined({ ...merged, conditions: conditions as Status["conditions"] }),
-    MANAGER.render,
-  );
+  const stated = conditionsOf(pr, "render", conditions, ctx.now());
+  return apply(ctx, pr, defined({ ...merged, conditions: stated }), MANAGER.render);
+}
+
+/**
+ * States a step's outcome: one apply per field manager it concerns, render before core (Ready
+ * follows from Rendered). Returns the object as the last apply answered, or undefined when the
+ * outcome states nothing.
+ */
+export async function stateOutcome(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  outcome: RevisionOutcome,
+): Promise<PackageRevision | undefined> {
+  const conditions = revisionConditions(outcome);
+  const fields = revisionFields(outcome);
+  let stated: PackageRevision | undefined;
+  if (fields.render || conditions.render)
+    stated = await applyRenderStatus(ctx, pr, fields.render ?? {}, conditions.render ?? []);
+  if (fields.core || conditions.core)
+    stated = await applyCoreStatus(ctx, pr, fields.core ?? {}, conditions.core ?? []);
+  return stated;
 }
 
 /** Kptfile-derived state: the package's own conditions (e.g. config injection). */
@@ -149,8 +159,8 @@ export function condition(pr: PackageRevision, type: string): Condition | undefi
 export function applyApprovalPolicyCondition(
   ctx: OperatorContext,
   pr: PackageRevision,
-  update: ConditionInput,
+  update: RevisionCondition<"ApprovalPolicy">,
 ) {
-  const conditions = conditionsOf(pr, ["ApprovalPolicy"], [update], ctx.now());
-  return apply(ctx, pr, { conditions: conditions as Status["conditions"] }, MANAGER.approval);
+  const conditions = conditionsOf(pr, "approval", [update], ctx.now());
+  return apply(ctx, pr, { conditions }, MANAGER.approval);
 }

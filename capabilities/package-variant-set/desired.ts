@@ -3,6 +3,7 @@ import { CelCostBudget, toCelObject } from "../../lib/cel";
 import {
   desiredVariant,
   MissingRepositoryError,
+  planSpecProblems,
   renderPackageVariantSpec,
   TargetContext,
   TemplateError,
@@ -91,6 +92,7 @@ export async function computeDesiredSet(
   const outcome = emptyOutcome();
   const problems = [
     ...validatePackageVariantSet(set.spec),
+    ...planSpecProblems(set.spec),
     ...packageVariantSetKindProblems(set.spec, await readableKindPolicy(ctx)),
   ];
   if (problems.length > 0) {

@@ -4,6 +4,7 @@ import { newlyEmptyTargets, planSet } from "../../lib/package-variant-set";
 import { splitKey } from "../../lib/controller/manager";
 import type { OperatorContext } from "../context";
 import { computeDesiredSet } from "./desired";
+import { planStep } from "./plan";
 import { emptyOutcome, SetOutcome, writeStatus } from "./status";
 import { applyPlan, listVariants } from "./variants";
 
@@ -19,9 +20,11 @@ async function reconcileVariants(
 ): Promise<void> {
   const existing = await listVariants(ctx, set);
   const plan = planSet(set.metadata?.name ?? "", outcome.desired, existing, complete);
+  outcome.variants = new Map(existing.map(pv => [pv.metadata?.name ?? "", pv]));
+  outcome.plan = await planStep(ctx, set, plan);
+  if (outcome.plan?.decision.apply === false) return; // Plan mode: nothing written until approved
   const result = await applyPlan(ctx, set, plan);
   outcome.writeFailures = result.failures;
-  outcome.variants = new Map(existing.map(pv => [pv.metadata?.name ?? "", pv]));
   if (result.failures.size > 0)
     outcome.error = `${result.failures.size} PackageVariant(s) could not be written: ${[...result.failures].map(([n, m]) => `${n}: ${m}`).join("; ")}`;
   const changes = [

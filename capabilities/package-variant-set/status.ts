@@ -18,7 +18,8 @@ export async function writeStatus(
   await ctx.cluster.patch(
     PackageVariantSetKind,
     refOf(set),
-    { merge: { status } },
+    // A merge patch keeps what it does not name: leaving Plan mode must remove status.plan.
+    { merge: { status: set.status?.plan && !status.plan ? { ...status, plan: null } : status } },
     { status: true },
   );
 }

@@ -15,7 +15,7 @@ import {
   lockOf,
   PackageContent,
 } from "../../lib/git";
-import { FIELD_MANAGERS } from "../../lib/packages/field-managers";
+import { FIELD_MANAGERS } from "../../lib/package-revision/field-managers";
 import { packageRevisionObjectName } from "../../lib/packages/naming";
 import type { OperatorContext } from "../context";
 import { updateLatestLabels } from "../shared/latest-revision-labels";

@@ -2,7 +2,7 @@
 // rejected push the remote is refetched and the whole step recomputed (revision number included).
 // Ref update lists are ordered so that isomorphic-git's one-ref-at-a-time push, if interrupted,
 // leaves a state the next attempt completes (the CLI applies each list atomically).
-import { transitionProblem } from "../packages/lifecycle";
+import { transitionProblem } from "../package-revision/lifecycle";
 import { approvalTrailers } from "../packages/approval-record";
 import { signatureNow } from "./commit-format";
 import type { RefUpdate } from "./client";

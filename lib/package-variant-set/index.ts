@@ -20,3 +20,12 @@ export {
   MIN_VARIANT_EVENT_DELAY_MS,
   variantEventDelayMs,
 } from "./event-delay";
+export {
+  decidePlan,
+  failedPreview,
+  plannedTargets,
+  previewUpgrade,
+  upgradesToPreview,
+} from "./plan-preview";
+export type { PlanDecision, PlannedTarget, PlanStatus, UpgradePreview } from "./plan-preview";
+export { planSpecProblems } from "./plan-rules";

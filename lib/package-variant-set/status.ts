@@ -2,6 +2,7 @@
 import type { PackageVariant, PackageVariantSet, PackageVariantSetStatus } from "../../crd-types";
 import { Condition, findCondition, setCondition } from "../kubernetes/conditions";
 import type { DesiredVariant } from "./plan";
+import { withPlanCondition, type PlanDecision, type PlanStatus } from "./plan-preview";
 
 /** The PackageVariant's Ready reason while its draft waits for content (not a failure). */
 const VARIANT_PENDING_REASON = "Pending";
@@ -25,6 +26,8 @@ export interface SetOutcome {
   /** PackageVariant name → why writing it failed. */
   writeFailures: Map<string, string>;
   variants: Map<string, PackageVariant>;
+  /** In Plan mode: status.plan and whether it was applied (absent in Apply mode). */
+  plan?: { status: PlanStatus; decision: PlanDecision };
 }
 
 export const emptyOutcome = (): SetOutcome => ({
@@ -122,7 +125,13 @@ export function buildStatus(
   outcome: SetOutcome,
   now: Date,
 ): PackageVariantSetStatus {
-  const conditions = conditionsOf(set, outcome, now) as PackageVariantSetStatus["conditions"];
+  const common = conditionsOf(set, outcome, now);
+  // An incomplete reconcile keeps the previous status.plan, and so its condition.
+  const conditions = (
+    outcome.incomplete
+      ? common
+      : withPlanCondition(common, outcome.plan, set.metadata?.generation, now)
+  ) as PackageVariantSetStatus["conditions"];
   if (outcome.incomplete) {
     return { ...set.status, observedGeneration: set.metadata?.generation, conditions };
   }
@@ -145,6 +154,7 @@ export function buildStatus(
       ready: targets.filter(t => t.ready === "True").length,
       failed: targets.filter(t => t.ready === "False").length,
     },
+    ...(outcome.plan && { plan: outcome.plan.status }),
   };
 }
 

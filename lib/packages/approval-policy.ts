@@ -150,11 +150,18 @@ export interface ApprovalInput {
   publishedExists: boolean;
 }
 
+/** Why a policy waits: each ends by itself. */
+export type WaitReason = "VariantNotReady" | "NotReady" | "GatesNotMet" | "Delayed";
+/** Why a policy refuses: each needs a person. */
+export type RefusalReason = "NoGrant" | "InvalidPolicy" | "PolicyNotMet";
+/** The reasons of the ApprovalPolicy condition: a wait, a refusal, or the move it made. */
+export type ApprovalPolicyReason = WaitReason | RefusalReason | "Proposed" | "Published";
+
 export type ApprovalDecision =
   | { action: "none" }
   | { action: "propose" | "approve"; grantor: string }
-  | { action: "wait"; reason: string; message: string; requeueAfterMs?: number }
-  | { action: "refuse"; reason: string; message: string };
+  | { action: "wait"; reason: WaitReason; message: string; requeueAfterMs?: number }
+  | { action: "refuse"; reason: RefusalReason; message: string };
 
 /**
  * What the approval policy does with one revision now, in Nephio's order: published or

@@ -1,48 +1,8 @@
-import type { Condition, ConditionInput } from "../kubernetes/conditions";
+import type { Condition } from "../kubernetes/conditions";
 import { fileNamesProblem } from "./file-names";
 import { PermanentError } from "../controller/permanent-error";
 import { CATALOG_FAILURE_REASONS } from "../fn/pipeline";
 import { packageLimitProblems, sizedFiles, type GitContentLimits } from "../git/content-limits";
-
-/**
- * Rendered reasons for files git could not take at all (not a failed function, whose last good
- * content stays committed): the revision is not Ready until its files change.
- */
-export const UNCOMMITTABLE_REASONS = [
-  "UnsafeFileNames",
-  "InvalidContent",
-  "ContentTooLarge",
-] as const;
-
-/**
- * The Ready condition a Draft or Proposed revision gets while its latest files could not be
- * committed (Rendered=False for one of UNCOMMITTABLE_REASONS), or undefined when nothing blocks.
- */
-export function blockedReady(
-  lifecycle: string | undefined,
-  rendered: Condition | undefined,
-): ConditionInput | undefined {
-  if (lifecycle !== "Draft" && lifecycle !== "Proposed") return undefined;
-  if (rendered?.status !== "False") return undefined;
-  if (!(UNCOMMITTABLE_REASONS as readonly string[]).includes(rendered.reason)) return undefined;
-  return { type: "Ready", status: "False", reason: rendered.reason, message: rendered.message };
-}
-
-/**
- * The Ready condition of a revision git holds at `lifecycle`: blocked while its files could not
- * be committed (see blockedReady), True otherwise. The source step, which leaves a new draft
- * rendered, and the lifecycle step, which moves it, state it alike.
- */
-export function readyInGit(lifecycle: string, rendered: Condition | undefined): ConditionInput {
-  return (
-    blockedReady(lifecycle, rendered) ?? {
-      type: "Ready",
-      status: "True",
-      reason: "Ready",
-      message: `${lifecycle} in git`,
-    }
-  );
-}
 
 /** Throws PermanentError (reason UnsafeFileNames) unless every file name is safe. */
 export function assertSafeFileNames(files: Record<string, string>, what: string): void {

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { PackageRevision, PackageRevisionResources } from "../../crd-types";
 import { DEFAULT_CATALOG_VIEW, type CatalogView } from "../fn";
 import { isPublished, type Lifecycle } from "../git/types";
-import { transitionProblem, unmetReadinessGates } from "../packages/lifecycle";
+import { transitionProblem, unmetReadinessGates } from "../package-revision/lifecycle";
 import { packageFilesProblems } from "./package-files";
 import { DEFAULT_CONTENT_LIMITS, type GitContentLimits } from "../git/content-limits";
 import { comparableSource } from "./secret-refs";

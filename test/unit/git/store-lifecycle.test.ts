@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { GitContentStore, type GitClientKind, type PackageRevisionInfo } from "../../../lib/git";
-import { transitionProblem } from "../../../lib/packages/lifecycle";
+import { transitionProblem } from "../../../lib/package-revision";
 import {
   CLIENTS,
   filesAt,

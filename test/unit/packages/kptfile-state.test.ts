@@ -1,5 +1,5 @@
 import { kptfileState } from "../../../lib/packages/kptfile-state";
-import { unmetReadinessGates } from "../../../lib/packages/lifecycle";
+import { unmetReadinessGates } from "../../../lib/package-revision";
 
 const kptfile = `apiVersion: kpt.dev/v1
 kind: Kptfile

@@ -1,4 +1,4 @@
-import { reconcileRender } from "../../../capabilities/package-revision/render";
+import { runRender } from "../../../capabilities/package-revision/reconcile";
 import { PackageRevisionKind, PackageRevisionResourcesKind } from "../../../crd-types";
 import { testOperator, type TestOperator } from "../../support/operator-context";
 import { configMap, current, draftRevision, labellingKptfile } from "./fixtures";
@@ -14,14 +14,14 @@ const files = { Kptfile: labellingKptfile("app"), "configmap.yaml": configMap("a
  * reconcile used to read its PackageRevisionResources, files and all, to learn that nothing
  * changed. The watch's version of it answers that without a read.
  */
-describe("reconcileRender: the watched version of the files", () => {
+describe("runRender: the watched version of the files", () => {
   let h: TestOperator;
   beforeEach(async () => (h = await testOperator()));
   afterEach(() => h.close());
 
   async function rendered() {
     const d = await draftRevision(h, files);
-    await reconcileRender(h.ctx, d.pr, d.store);
+    await runRender(h.ctx, d.pr, d.store);
     const pr = await current(h.cluster, PackageRevisionKind, d.pr);
     const prr = await current(h.cluster, PackageRevisionResourcesKind, d.pr);
     expect(pr.status?.observedPrrResourceVersion).toBe(prr.metadata?.resourceVersion);
@@ -33,7 +33,7 @@ describe("reconcileRender: the watched version of the files", () => {
     h.ctx.caches.resources.upsert(structuredClone(prr));
     const calls = h.callsFrom();
 
-    await expect(reconcileRender(h.ctx, pr, store)).resolves.toBeUndefined();
+    await expect(runRender(h.ctx, pr, store)).resolves.toBeUndefined();
 
     expect(calls()).toEqual([]);
   });
@@ -47,7 +47,7 @@ describe("reconcileRender: the watched version of the files", () => {
     );
     h.ctx.caches.resources.upsert(structuredClone(edited));
 
-    await reconcileRender(h.ctx, pr, store);
+    await runRender(h.ctx, pr, store);
 
     const after = await current(h.cluster, PackageRevisionKind, pr);
     const prr = await current(h.cluster, PackageRevisionResourcesKind, pr);
@@ -59,7 +59,7 @@ describe("reconcileRender: the watched version of the files", () => {
     const { pr, store } = await rendered();
     const calls = h.callsFrom();
 
-    await reconcileRender(h.ctx, pr, store);
+    await runRender(h.ctx, pr, store);
 
     expect(calls()).toEqual([
       `get PackageRevisionResources ${pr.metadata?.namespace}/${pr.metadata?.name}`,

@@ -1,4 +1,4 @@
-import { reconcileRender } from "../../../capabilities/package-revision/render";
+import { runRender } from "../../../capabilities/package-revision/reconcile";
 import { PackageRevisionKind, PackageRevisionResourcesKind } from "../../../crd-types";
 import { findCondition } from "../../../lib/kubernetes/conditions";
 import { newHolder } from "../../support/function-catalog";
@@ -23,7 +23,7 @@ const MAPPED = `functions:\n  - {image: "example.com/fns/labeller:v1.*", runtime
  * A render that failed because the catalog had no runtime for a function is rendered again
  * when the catalog changes, without an edit (capabilities/package-revision/render.ts).
  */
-describe("reconcileRender under a changing function catalog", () => {
+describe("runRender under a changing function catalog", () => {
   let h: TestOperator;
   const catalog = newHolder();
   beforeEach(async () => (h = await testOperator({ catalog })));
@@ -31,7 +31,7 @@ describe("reconcileRender under a changing function catalog", () => {
 
   it("fails for want of a runtime, waits, and renders once the catalog maps the image", async () => {
     const d = await draftRevision(h, files);
-    await reconcileRender(h.ctx, d.pr, d.store);
+    await runRender(h.ctx, d.pr, d.store);
     let pr = await current(h.cluster, PackageRevisionKind, d.pr);
     const failed = findCondition(pr.status?.conditions, "Rendered");
     expect(failed).toMatchObject({ status: "False", reason: "FunctionUnavailable" });
@@ -42,12 +42,12 @@ describe("reconcileRender under a changing function catalog", () => {
       structuredClone(await current(h.cluster, PackageRevisionResourcesKind, d.pr)),
     );
     const calls = h.callsFrom();
-    await reconcileRender(h.ctx, pr, d.store);
+    await runRender(h.ctx, pr, d.store);
     expect(calls()).toEqual([]);
 
     // The administrator maps the image to a built-in: the same files render.
     expect(catalog.update({ "catalog.yaml": MAPPED }).kind).toBe("loaded");
-    await reconcileRender(h.ctx, pr, d.store);
+    await runRender(h.ctx, pr, d.store);
     pr = await current(h.cluster, PackageRevisionKind, d.pr);
     expect(findCondition(pr.status?.conditions, "Rendered")).toMatchObject({
       status: "True",
@@ -68,7 +68,7 @@ describe("reconcileRender under a changing function catalog", () => {
     expect(catalog.update({ "catalog.yaml": bounded(1024) }).kind).toBe("loaded");
     const big = { ...files, "big.yaml": configMap("big", "x".repeat(2000)) };
     const d = await draftRevision(h, big);
-    await reconcileRender(h.ctx, d.pr, d.store);
+    await runRender(h.ctx, d.pr, d.store);
     let pr = await current(h.cluster, PackageRevisionKind, d.pr);
     const failed = findCondition(pr.status?.conditions, "Rendered");
     expect(failed).toMatchObject({ status: "False", reason: "FunctionInputLimit" });
@@ -83,12 +83,12 @@ describe("reconcileRender under a changing function catalog", () => {
       structuredClone(await current(h.cluster, PackageRevisionResourcesKind, d.pr)),
     );
     const calls = h.callsFrom();
-    await reconcileRender(h.ctx, pr, d.store);
+    await runRender(h.ctx, pr, d.store);
     expect(calls()).toEqual([]);
 
     // A catalog with a higher bound renders the same files.
     expect(catalog.update({ "catalog.yaml": bounded(1048576) }).kind).toBe("loaded");
-    await reconcileRender(h.ctx, pr, d.store);
+    await runRender(h.ctx, pr, d.store);
     pr = await current(h.cluster, PackageRevisionKind, d.pr);
     expect(findCondition(pr.status?.conditions, "Rendered")).toMatchObject({ status: "True" });
   });
@@ -103,17 +103,17 @@ describe("reconcileRender under a changing function catalog", () => {
       );
       return current(h.cluster, PackageRevisionKind, d.pr);
     };
-    await reconcileRender(h.ctx, d.pr, d.store);
+    await runRender(h.ctx, d.pr, d.store);
     const failed = await settled();
     // A new process remembers no failures: it renders the same files once.
     h.ctx.render.catalogFailures.clear();
     const calls = h.callsFrom();
-    await reconcileRender(h.ctx, failed, d.store);
+    await runRender(h.ctx, failed, d.store);
     expect(calls()).toContain(`apply PackageRevision ns/${name} (status)`);
     // Failed again under the same catalog: remembered, not retried.
     const again = await settled();
     const quiet = h.callsFrom();
-    await reconcileRender(h.ctx, again, d.store);
+    await runRender(h.ctx, again, d.store);
     expect(quiet()).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { reconcileRender } from "../../../capabilities/package-revision/render";
+import { runRender } from "../../../capabilities/package-revision/reconcile";
 import { condition } from "../../../capabilities/package-revision/status";
 import { PackageRevisionKind, PackageRevisionResourcesKind } from "../../../crd-types";
 import { refOf } from "../../../lib/cluster/port";
@@ -39,7 +39,7 @@ function editingRuntime(during: () => Promise<void>, identity = false): Function
   };
 }
 
-describe("reconcileRender: the files change while the render runs", () => {
+describe("runRender: the files change while the render runs", () => {
   let h: TestOperator;
   let editOnce: (() => Promise<void>) | undefined;
   const during = async () => {
@@ -70,7 +70,7 @@ describe("reconcileRender: the files change while the render runs", () => {
       const before = await current(h.cluster, PackageRevisionResourcesKind, pr);
       const calls = h.callsFrom();
 
-      await expect(reconcileRender(h.ctx, pr, store)).resolves.toEqual({ requeueAfterMs: 0 });
+      await expect(runRender(h.ctx, pr, store)).resolves.toEqual({ requeueAfterMs: 0 });
 
       // The one write to the files was refused: of the files, or of the status only.
       const target = `PackageRevisionResources ${pr.metadata?.namespace}/${pr.metadata?.name}`;
@@ -94,10 +94,10 @@ describe("reconcileRender: the files change while the render runs", () => {
 
   it("renders the newer edit on the requeue", async () => {
     const { pr, store, key } = await setup(false);
-    await expect(reconcileRender(h.ctx, pr, store)).resolves.toEqual({ requeueAfterMs: 0 });
+    await expect(runRender(h.ctx, pr, store)).resolves.toEqual({ requeueAfterMs: 0 });
 
     const requeued = await current(h.cluster, PackageRevisionKind, pr);
-    await expect(reconcileRender(h.ctx, requeued, store)).resolves.toBeUndefined();
+    await expect(runRender(h.ctx, requeued, store)).resolves.toBeUndefined();
 
     const prr = await current(h.cluster, PackageRevisionResourcesKind, pr);
     const rendered = prr.spec?.resources?.["configmap.yaml"];

@@ -1,4 +1,4 @@
-import { reconcileRender } from "../../../capabilities/package-revision/render";
+import { runRender } from "../../../capabilities/package-revision/reconcile";
 import { PackageRevisionKind, PackageRevisionResourcesKind } from "../../../crd-types";
 import { refOf } from "../../../lib/cluster/port";
 import { testOperator, type TestOperator } from "../../support/operator-context";
@@ -14,20 +14,20 @@ const files = { Kptfile: labellingKptfile("app"), "configmap.yaml": configMap("a
 
 // Admission denies files over the git content limits; an edit made while the webhook was down
 // reaches the controller, which refuses it the same way instead of rendering and committing it.
-describe("reconcileRender: files over the git content limits", () => {
+describe("runRender: files over the git content limits", () => {
   let h: TestOperator;
   beforeEach(async () => (h = await testOperator()));
   afterEach(() => h.close());
 
   it("are not rendered or committed; Rendered and Ready say which file and which limit", async () => {
     const d = await draftRevision(h, files);
-    await reconcileRender(h.ctx, d.pr, d.store);
+    await runRender(h.ctx, d.pr, d.store);
     const pr = await current(h.cluster, PackageRevisionKind, d.pr);
     await h.cluster.patch(PackageRevisionResourcesKind, refOf(pr), {
       merge: { spec: { resources: { ...files, "big.yaml": `# ${"x".repeat(2000)}\n` } } },
     });
 
-    await reconcileRender(h.ctx, pr, d.store);
+    await runRender(h.ctx, pr, d.store);
 
     const after = await current(h.cluster, PackageRevisionKind, pr);
     const expected = {
@@ -47,7 +47,7 @@ describe("reconcileRender: files over the git content limits", () => {
     const padded = configMap("app", "x".repeat(2000 - configMap("app", "").length));
     const d = await draftRevision(h, { ...files, "configmap.yaml": padded });
 
-    await reconcileRender(h.ctx, d.pr, d.store);
+    await runRender(h.ctx, d.pr, d.store);
 
     const after = await current(h.cluster, PackageRevisionKind, d.pr);
     expect(after.status?.conditions?.find(c => c.type === "Rendered")).toMatchObject({

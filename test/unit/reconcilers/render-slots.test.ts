@@ -1,4 +1,4 @@
-import { reconcileRender } from "../../../capabilities/package-revision/render";
+import { runRender } from "../../../capabilities/package-revision/reconcile";
 import { condition } from "../../../capabilities/package-revision/status";
 import { PackageRevisionKind, PackageRevisionResourcesKind } from "../../../crd-types";
 import { ApiError } from "../../../lib/cluster/errors";
@@ -24,7 +24,7 @@ function watchingRuntime(onRun: () => void): FunctionRuntime {
   };
 }
 
-describe("reconcileRender: render slots", () => {
+describe("runRender: render slots", () => {
   let h: TestOperator;
   const takenDuringRun: number[] = [];
   beforeEach(async () => {
@@ -42,7 +42,7 @@ describe("reconcileRender: render slots", () => {
     expect(h.slots.take("elsewhere")).toBe(true);
     const calls = h.callsFrom();
 
-    const result = await reconcileRender(h.ctx, pr, store);
+    const result = await runRender(h.ctx, pr, store);
 
     expect(result).toEqual({ requeueAfterMs: h.ctx.render.requeueDelayMs });
     expect(result).toEqual({ requeueAfterMs: 1234 });
@@ -59,7 +59,7 @@ describe("reconcileRender: render slots", () => {
   it("renders in a free slot and gives it back", async () => {
     const { pr, store, key } = await draftRevision(h, files);
 
-    const result = await reconcileRender(h.ctx, pr, store);
+    const result = await runRender(h.ctx, pr, store);
 
     expect(result).toBeUndefined();
     expect(takenDuringRun).toEqual([1]);
@@ -80,13 +80,13 @@ describe("reconcileRender: render slots", () => {
       new ApiError(500, "InternalError", "etcd is down"),
     );
 
-    await expect(reconcileRender(h.ctx, pr, store)).rejects.toThrow("etcd is down");
+    await expect(runRender(h.ctx, pr, store)).rejects.toThrow("etcd is down");
 
     expect(takenDuringRun).toEqual([1]);
     expect(h.slots.taken).toBe(0);
     // The next render finds the slot free.
     const again = await current(h.cluster, PackageRevisionKind, pr);
-    await expect(reconcileRender(h.ctx, again, store)).resolves.toBeUndefined();
+    await expect(runRender(h.ctx, again, store)).resolves.toBeUndefined();
     expect(h.slots.taken).toBe(0);
   });
 });

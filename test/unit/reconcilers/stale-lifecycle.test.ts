@@ -1,4 +1,4 @@
-import { reconcileLifecycle } from "../../../capabilities/package-revision/lifecycle";
+import { runLifecycle } from "../../../capabilities/package-revision/reconcile";
 import { reconcilePackageRevision } from "../../../capabilities/package-revision/reconcile";
 import { PackageRevisionKind } from "../../../crd-types";
 import { refOf } from "../../../lib/cluster/port";
@@ -29,7 +29,7 @@ describe("a lifecycle move from a copy older than the object", () => {
     await reconcilePackageRevision(d.queueKey, h.ctx);
     expect((await d.store.getPackageContent(d.key)).info.lifecycle).toBe("Proposed");
 
-    await reconcileLifecycle(h.ctx, old, d.store);
+    await runLifecycle(h.ctx, old, d.store);
 
     expect((await d.store.getPackageContent(d.key)).info.lifecycle).toBe("Proposed");
     const pr = await current(h.cluster, PackageRevisionKind, d.pr);
@@ -42,7 +42,7 @@ describe("a lifecycle move from a copy older than the object", () => {
     await h.cluster.patch(PackageRevisionKind, refOf(d.pr), {
       merge: { spec: { lifecycle: "Proposed" } },
     });
-    await reconcileLifecycle(h.ctx, await current(h.cluster, PackageRevisionKind, d.pr), d.store);
+    await runLifecycle(h.ctx, await current(h.cluster, PackageRevisionKind, d.pr), d.store);
     expect((await d.store.getPackageContent(d.key)).info.lifecycle).toBe("Proposed");
   });
 });

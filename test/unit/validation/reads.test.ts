@@ -6,7 +6,7 @@ import {
   readUseProblem,
   type ReadableKindPolicy,
 } from "../../../lib/validation";
-import { isApprovalMove } from "../../../lib/packages/lifecycle";
+import { isApprovalMove } from "../../../lib/package-revision";
 
 const configMap = { group: "", version: "v1", kind: "ConfigMap" };
 const repository = { group: "config.porch.kpt.dev", version: "v1alpha1", kind: "Repository" };

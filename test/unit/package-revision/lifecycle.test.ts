@@ -5,7 +5,7 @@ import {
   LIFECYCLE_TRANSITIONS,
   transitionProblem,
   unmetReadinessGates,
-} from "../../../lib/packages/lifecycle";
+} from "../../../lib/package-revision";
 
 describe("the one lifecycle transition table", () => {
   it("allows Draft ⇄ Proposed, Proposed → Published and Published ⇄ DeletionProposed, nothing else", () => {
