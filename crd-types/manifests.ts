@@ -1323,7 +1323,7 @@ export const crdManifests: readonly CrdManifest[] = [
                     }
                   },
                   "annotations": {
-                    "description": "Annotations to set on every downstream PackageRevision object this PackageVariant creates or adopts; like labels.",
+                    "description": "Annotations to set on every downstream PackageRevision object this PackageVariant creates or adopts; like labels. `approval.nephio.org/policy: initial|always` (and `approval.nephio.org/delay`, e.g. `5m`) has the operator propose and publish the drafts; setting it, or changing a variant that has it, needs `update` on `packagerevisions/approval`, and admission records the user in `porch.kpt.dev/approval-policy-granted-by` (docs/package-variants.md, \"Approval policies\").",
                     "type": "object",
                     "additionalProperties": {
                       "type": "string"
@@ -2239,7 +2239,7 @@ export const crdManifests: readonly CrdManifest[] = [
                               }
                             },
                             "annotations": {
-                              "description": "Fixed entries of spec.annotations of the generated PackageVariants (annotations for the downstream PackageRevisions).",
+                              "description": "Fixed entries of spec.annotations of the generated PackageVariants (annotations for the downstream PackageRevisions). An approval policy here (`approval.nephio.org/policy`) needs the approval right to set, and to change the set afterwards (docs/package-variant-sets.md, \"Approval policies\").",
                               "type": "object",
                               "additionalProperties": {
                                 "type": "string"

@@ -44,7 +44,12 @@ export interface Spec {
   adoptionPolicy?: AdoptionPolicy;
   /**
    * Annotations to set on every downstream PackageRevision object this PackageVariant creates
-   * or adopts; like labels.
+   * or adopts; like labels. `approval.nephio.org/policy: initial|always` (and
+   * `approval.nephio.org/delay`, e.g. `5m`) has the operator propose and publish the drafts;
+   * setting it, or changing a variant that has it, needs `update` on
+   * `packagerevisions/approval`, and admission records the user in
+   * `porch.kpt.dev/approval-policy-granted-by` (docs/package-variants.md, "Approval
+   * policies").
    */
   annotations?: { [key: string]: string };
   /**

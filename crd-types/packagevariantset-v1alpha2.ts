@@ -423,7 +423,9 @@ export interface Template {
   annotationExprs?: AnnotationExpr[];
   /**
    * Fixed entries of spec.annotations of the generated PackageVariants (annotations for the
-   * downstream PackageRevisions).
+   * downstream PackageRevisions). An approval policy here (`approval.nephio.org/policy`)
+   * needs the approval right to set, and to change the set afterwards
+   * (docs/package-variant-sets.md, "Approval policies").
    */
   annotations?: { [key: string]: string };
   /**

@@ -11,6 +11,7 @@ import {
   selfApprovalForbidden,
   selfApprovalProblem,
 } from "../../lib/packages/approval-record";
+import { policyGrantor } from "../../lib/packages/approval-policy";
 import { errorMessage } from "../../lib/errors";
 import type { OperatorContext } from "../context";
 import { requestContext } from "./requests";
@@ -27,6 +28,7 @@ async function wantedRecord(ctx: OperatorContext, req: Request): Promise<Approva
     req.Request.userInfo?.username,
     byOperator,
     old?.metadata?.annotations,
+    policyGrantor(old?.metadata?.annotations),
   );
 }
 

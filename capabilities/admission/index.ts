@@ -17,6 +17,7 @@ import {
 import { planSpecProblems } from "../../lib/package-variant-set";
 import { readableKindPolicy } from "../shared/readable-kinds";
 import { operator } from "../operator";
+import { policyGrantProblems, stampPolicyGrants } from "./approval-policy";
 import { stampApprovalRecord } from "./approval-record";
 import { denyProblems } from "./deny-problems";
 import { validatePackageRevisionRequest, validateResourcesRequest } from "./package-revisions";
@@ -45,6 +46,11 @@ const { When } = Admission;
 const byOperator = async (req: Parameters<typeof requestContext>[1]) =>
   (await requestContext(operator, req)).byOperator;
 
+// Who granted an approval policy, written from the authenticated user (approval-policy.ts).
+When(PackageVariant)
+  .IsCreatedOrUpdated()
+  .Mutate(req => stampPolicyGrants(operator, req));
+
 When(PackageVariant)
   .IsCreatedOrUpdated()
   .Validate(
@@ -54,11 +60,16 @@ When(PackageVariant)
         ...validatePackageVariant(spec, operator.render.catalog.current()),
         ...packageVariantKindProblems(spec, policy),
       ];
+      if (problems.length === 0) problems.push(...(await policyGrantProblems(operator, req)));
       // What the requester may not read is asked only of a spec whose reads are well formed.
       if (problems.length > 0 || (await byOperator(req))) return problems;
       return readProblems(operator, req, packageVariantReads(spec, policy));
     }),
   );
+
+When(PackageVariantSet)
+  .IsCreatedOrUpdated()
+  .Mutate(req => stampPolicyGrants(operator, req));
 
 When(PackageVariantSet)
   .IsCreatedOrUpdated()
@@ -70,15 +81,20 @@ When(PackageVariantSet)
         ...planSpecProblems(spec),
         ...packageVariantSetKindProblems(spec, policy),
       ];
+      if (problems.length === 0) problems.push(...(await policyGrantProblems(operator, req)));
       if (problems.length > 0 || (await byOperator(req))) return problems;
       return readProblems(operator, req, packageVariantSetReads(spec, policy));
     }),
   );
 
-// Who proposed and who approved, written from the authenticated user (approval-record.ts).
+// Who proposed and who approved (approval-record.ts), who granted an approval policy
+// (approval-policy.ts): written from the authenticated user.
 When(PackageRevision)
   .IsCreatedOrUpdated()
-  .Mutate(req => stampApprovalRecord(operator, req));
+  .Mutate(async req => {
+    await stampApprovalRecord(operator, req);
+    await stampPolicyGrants(operator, req);
+  });
 
 When(PackageRevision)
   .IsCreatedOrUpdated()

@@ -18,7 +18,8 @@ import type { OperatorContext } from "../context";
 import { workspaceTakenBy } from "../shared/workspace-owners";
 import { recordOf } from "../../lib/packages/approval-record";
 import { approvalRecordProblems } from "./approval-record";
-import { answer, requestContext, reviewProblems, secretProblems } from "./requests";
+import { policyFilesProblems, policyGrantProblems } from "./approval-policy";
+import { answer, approvalRight, requestContext, reviewProblems, secretProblems } from "./requests";
 
 type Response = ReturnType<PeprValidateRequest<PackageRevision>["Approve"]>;
 
@@ -59,14 +60,7 @@ async function approvalProblems(
   return reviewProblems(ctx, req, [
     {
       field: "spec.lifecycle",
-      attributes: {
-        verb: "update",
-        group: PackageRevisionKind.group,
-        resource: PackageRevisionKind.plural,
-        subresource: "approval",
-        namespace,
-        name: req.Raw.metadata?.name ?? "",
-      },
+      attributes: approvalRight(namespace, req.Raw.metadata?.name ?? ""),
       denial: () => approvalProblem(from, to, req.Request.userInfo, namespace),
     },
   ]);
@@ -92,6 +86,7 @@ export async function validatePackageRevisionRequest(
     const old = req.OldResource as PackageRevision | undefined;
     const problems = validatePackageRevision(req.Raw, old, admission);
     problems.push(...(await approvalRecordProblems(ctx, req)));
+    problems.push(...(await policyGrantProblems(ctx, req)));
     const uid = repositoryUidProblem(req.Raw.metadata?.annotations, old?.metadata?.annotations);
     if (uid) problems.push(uid);
     // The source is immutable: its URL is checked once, when the revision is created.
@@ -112,13 +107,12 @@ export async function validatePackageRevisionRequest(
   }
 }
 
-/** The lifecycle of the PackageRevision that owns these files (same name), if it exists. */
-async function ownerLifecycle(
+/** The PackageRevision that owns these files (same name), if it exists. */
+function ownerOf(
   ctx: OperatorContext,
   prr: PackageRevisionResources,
-): Promise<string | undefined> {
-  const pr = await ctx.api.get(PackageRevisionKind, refOf(prr));
-  return pr?.spec?.lifecycle;
+): Promise<PackageRevision | undefined> {
+  return ctx.api.get(PackageRevisionKind, refOf(prr));
 }
 
 /**
@@ -133,19 +127,18 @@ export async function validateResourcesRequest(
   try {
     const old = req.OldResource as PackageRevisionResources | undefined;
     const admission: AdmissionContext = await requestContext(ctx, req);
-    const lifecycle = old && !admission.byOperator ? await ownerLifecycle(ctx, req.Raw) : undefined;
-    return answer(
-      req,
-      validatePackageRevisionResources(
-        req.Raw,
-        old,
-        lifecycle,
-        admission,
-        ctx.render.catalog.current(),
-        // The watcher's settings: both processes get the module's environment.
-        gitContentLimitsFromEnv(process.env),
-      ),
+    const owner = old && !admission.byOperator ? await ownerOf(ctx, req.Raw) : undefined;
+    const problems = validatePackageRevisionResources(
+      req.Raw,
+      old,
+      owner?.spec?.lifecycle,
+      admission,
+      ctx.render.catalog.current(),
+      // The watcher's settings: both processes get the module's environment.
+      gitContentLimitsFromEnv(process.env),
     );
+    if (problems.length === 0) problems.push(...(await policyFilesProblems(ctx, req, owner)));
+    return answer(req, problems);
   } catch (error) {
     return req.Deny(`validation failed unexpectedly: ${errorMessage(error)}`);
   }

@@ -8,6 +8,7 @@ import {
   type ReadUse,
   type RequestUser,
 } from "../../lib/validation";
+import { PackageRevisionKind } from "../../crd-types";
 import type { OperatorContext } from "../context";
 import { NoMatchError } from "../shared/discovery";
 import { errorMessage } from "../../lib/errors";
@@ -45,6 +46,21 @@ interface Review {
   field: string;
   attributes: Parameters<OperatorContext["reviews"]["userMay"]>[1];
   denial: () => string;
+}
+
+/**
+ * The approval right (issue 27): `update` on `packagerevisions/approval`, on one revision or,
+ * without `name`, namespace-wide. RBAC grants that subresource although no API serves it here.
+ */
+export function approvalRight(namespace: string, name?: string): Review["attributes"] {
+  return {
+    verb: "update",
+    group: PackageRevisionKind.group,
+    resource: PackageRevisionKind.plural,
+    subresource: "approval",
+    namespace,
+    ...(name !== undefined && { name }),
+  };
 }
 
 /**

@@ -6,6 +6,7 @@ import { recordedRepositoryUid } from "../../lib/packages/deletion";
 import type { OperatorContext } from "../context";
 import { splitKey } from "../../lib/controller/manager";
 import { refreshLatestLabels } from "../shared/latest-revision-labels";
+import { reconcileApprovalPolicy } from "./approval-policy";
 import { reconcileFinalizer } from "./finalizer";
 import { reconcileLifecycle } from "./lifecycle";
 import { reconcileRender } from "./render";
@@ -88,7 +89,7 @@ async function reconcileSteps(
       throw new Error(`unknown source outcome ${JSON.stringify(unknown)}`);
     }
   }
-  return runLifecycle(ctx, pr, repo.store);
+  return (await runLifecycle(ctx, pr, repo.store)) ?? (await reconcileApprovalPolicy(ctx, pr));
 }
 
 /** The render step, stated; a result when the reconcile is to come back instead of going on. */

@@ -154,3 +154,13 @@ export async function applyKptfileSpec(
 export function condition(pr: PackageRevision, type: string): Condition | undefined {
   return (pr.status?.conditions as Condition[] | undefined)?.find(c => c.type === type);
 }
+
+/** The ApprovalPolicy condition (approval-policy.ts), under its own field manager. */
+export function applyApprovalPolicyCondition(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  update: RevisionCondition<"ApprovalPolicy">,
+) {
+  const conditions = conditionsOf(pr, "approval", [update], ctx.now());
+  return apply(ctx, pr, { conditions }, MANAGER.approval);
+}

@@ -2,15 +2,17 @@
 // “Status field managers”). One table: a manager's apply states every condition it owns, so a
 // condition it wrote is never left out of its next apply (server-side apply would delete it).
 import type { Condition, ConditionInput } from "../kubernetes/conditions";
+import type { ApprovalPolicyReason } from "../packages/approval-policy";
 
 /** The managers that write status conditions (the Kptfile manager writes packageConditions). */
-export type ConditionManager = "core" | "render";
+export type ConditionManager = "core" | "render" | "approval";
 
 /** Which manager writes each condition type; no other manager may write it. */
 export const CONDITION_OWNERS = {
   Ready: "core",
   Upgraded: "core",
   Rendered: "render",
+  ApprovalPolicy: "approval",
 } as const satisfies Record<string, ConditionManager>;
 
 export type RevisionConditionType = keyof typeof CONDITION_OWNERS;
@@ -54,6 +56,7 @@ export interface ReasonOf {
     | CauseReason;
   Upgraded: "Merged" | "MergedWithConflicts";
   Rendered: "Rendered" | "RenderFailed" | UncommittableReason | CauseReason;
+  ApprovalPolicy: ApprovalPolicyReason;
 }
 
 export type RevisionCondition<T extends RevisionConditionType = RevisionConditionType> = {

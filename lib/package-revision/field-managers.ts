@@ -8,4 +8,5 @@ export const FIELD_MANAGERS = {
   core: "packagerev-controller",
   render: "packagerev-controller-render",
   kptfile: "packagerev-controller-kptfile",
+  approval: "packagerev-controller-approval-policy",
 } as const;

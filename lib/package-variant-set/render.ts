@@ -1,3 +1,4 @@
+import { withStampedGrant } from "../packages/approval-policy";
 import type { PackageVariantSpec } from "../../crd-types";
 import {
   CelCostBudget,
@@ -169,7 +170,7 @@ export function renderPackageVariantSpec(
   const labels = overlay(t.labels, t.labelExprs, evaluate, "labelExprs");
   if (labels) spec.labels = labels;
   const annotations = overlay(t.annotations, t.annotationExprs, evaluate, "annotationExprs");
-  if (annotations) spec.annotations = annotations;
+  if (annotations) spec.annotations = withStampedGrant(annotations, t.annotations);
 
   const data = overlay(
     t.packageContext?.data,

@@ -2,6 +2,7 @@
 // (docs/package-variants.md, “Drafts”), as plain objects ready to POST.
 import type { PackageRevision, PackageRevisionSpec, PackageVariant } from "../../crd-types";
 import { APPROVED_BY_ANNOTATION, PROPOSED_BY_ANNOTATION } from "../packages/approval-record";
+import { DELAY_ANNOTATION, GRANT_ANNOTATION, POLICY_ANNOTATION } from "../packages/approval-policy";
 import { REPOSITORY_UID_ANNOTATION } from "../packages/deletion";
 import { LATEST_REVISION_LABEL } from "../packages/latest-revision";
 import { packageVariantOwnerReference } from "./ownership";
@@ -33,6 +34,11 @@ const NOT_INHERITED = new Set([
   PACKAGE_VARIANT_LABEL,
   PACKAGE_VARIANT_NAME_ANNOTATION,
   "kubectl.kubernetes.io/last-applied-configuration",
+  // An approval policy is the variant's (its spec.annotations), not an earlier revision's: a
+  // policy removed from the variant stops with it.
+  POLICY_ANNOTATION,
+  DELAY_ANNOTATION,
+  GRANT_ANNOTATION,
 ]);
 
 /** `source`'s entries that a draft made from it carries over, then the variant's (winning). */

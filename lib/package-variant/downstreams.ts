@@ -1,5 +1,6 @@
 // Which PackageRevisions are this PackageVariant's downstream (docs/package-variants.md, “State
 // machine” and “Adoption”), with the adoption and stale-cleanup changes on the way.
+import { withoutGrant } from "../packages/approval-policy";
 import type { PackageRevision, PackageVariant } from "../../crd-types";
 import { isPublished } from "../git/types";
 import { updateChange, type RevisionChange } from "./changes";
@@ -29,7 +30,10 @@ function withMerged(
 
 function adoption(pr: PackageRevision, pv: PackageVariant): RevisionChange {
   const labels = withMerged(pr.metadata?.labels, pv.spec?.labels);
-  const annotations = withMerged(pr.metadata?.annotations, pv.spec?.annotations);
+  const merged = withMerged(pr.metadata?.annotations, pv.spec?.annotations);
+  // An adopted revision's files were written by whoever made it, not checked under the
+  // variant's approval policy: it gets the policy but no grant (docs/package-variants.md).
+  const annotations = merged && withoutGrant(merged);
   return updateChange(pr, "adopt", {
     ownerReferences: [...ownerReferencesOf(pr), packageVariantOwnerReference(pv)],
     ...(labels && { labels }),

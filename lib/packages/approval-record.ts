@@ -4,6 +4,7 @@
 // the approver into git (author and trailer of the publishing commit).
 import { safeIdentity } from "../git/identity";
 import type { ApprovalRecord, Lifecycle } from "../git/types";
+import { onBehalfOf } from "./approval-policy";
 
 export const PROPOSED_BY_ANNOTATION = "porch.kpt.dev/proposed-by";
 export const APPROVED_BY_ANNOTATION = "porch.kpt.dev/approved-by";
@@ -24,7 +25,9 @@ export function recordOf(annotations: Annotations): ApprovalRecord {
 /**
  * What a request leaves recorded: a user's proposal records them as proposer (and forgets an
  * earlier approval), a user's approval records them as approver; every other request, and
- * every request of the operator, keeps what is stored.
+ * every other request of the operator, keeps what is stored. The operator's moves of a
+ * revision under an approval policy (approval-policy.ts) record the operator as proposer and
+ * "<operator> on behalf of <grantor>" as approver.
  */
 export function recordAfter(
   from: Lifecycle | undefined,
@@ -32,8 +35,14 @@ export function recordAfter(
   username: string | undefined,
   byOperator: boolean,
   stored: Annotations,
+  policyGrantor?: string,
 ): ApprovalRecord {
   const kept = recordOf(stored);
+  if (byOperator && policyGrantor && username && from !== to) {
+    if (to === "Proposed") return { proposedBy: username };
+    if (from === "Proposed" && to === "Published")
+      return { ...kept, approvedBy: onBehalfOf(username, policyGrantor) };
+  }
   if (byOperator || !username || from === to) return kept;
   if (to === "Proposed") return { proposedBy: username };
   if (from === "Proposed" && to === "Published") return { ...kept, approvedBy: username };

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createGitRepository, kptfile, registerRepository, revision } from "../support/git";
 import {
+  bindRole,
   createNamespace,
   deleteNamespace,
   getJson,
@@ -33,17 +34,7 @@ const applyAs = (user: string, manifest: object, dryRun = false) =>
     JSON.stringify(manifest),
   );
 
-function bind(user: string, role: string): void {
-  kubectlOk([
-    "create",
-    "rolebinding",
-    `${user}-${role}`,
-    "-n",
-    ns,
-    `--clusterrole=${role}`,
-    `--user=${user}`,
-  ]);
-}
+const bind = (user: string, role: string) => bindRole(ns, user, role);
 
 /** A Draft copy of a published revision, made and proposed by `user`. */
 async function proposedCopy(user: string, from: string, workspace: string): Promise<string> {

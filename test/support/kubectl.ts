@@ -121,3 +121,16 @@ export function grantModuleRead(group: string, resource: string): void {
     }),
   );
 }
+
+/** Binds `user` to the ClusterRole `role` in `namespace` (a RoleBinding named for both). */
+export function bindRole(namespace: string, user: string, role: string): void {
+  kubectlOk([
+    "create",
+    "rolebinding",
+    `${user}-${role}`,
+    "-n",
+    namespace,
+    `--clusterrole=${role}`,
+    `--user=${user}`,
+  ]);
+}

@@ -106,6 +106,10 @@ describe("planPackageVariant: metadata of upgrade and edit drafts", () => {
         "porch.kpt.dev/approved-by": "bob",
         "porch.kpt.dev/repository-uid": "repo-uid",
         "kubectl.kubernetes.io/last-applied-configuration": "{}",
+        // The variant's policy when this revision was made: a new draft takes the variant's now.
+        "approval.nephio.org/policy": "always",
+        "approval.nephio.org/delay": "1m",
+        "porch.kpt.dev/approval-policy-granted-by": "bob",
       },
     });
   const own = { labels: { env: "prod" }, annotations: { note: "from the variant" } };
@@ -470,6 +474,19 @@ describe("planPackageVariant: adoption", () => {
     expect(result.steps.map(summary)).toEqual([
       ["CHECK_MUTATIONS", "checkMutations", "edge01.nginx.v1"],
     ]);
+  });
+
+  it("adoptExisting gives an adopted revision the approval policy but never a grant", () => {
+    const granted = {
+      "approval.nephio.org/policy": "always",
+      "porch.kpt.dev/approval-policy-granted-by": "approver",
+    };
+    const result = plan([existing], { adoptionPolicy: "adoptExisting", annotations: granted });
+    expect(result.changes[0]).toMatchObject({
+      set: { annotations: { "approval.nephio.org/policy": "always" } },
+    });
+    const set = result.changes[0]?.action === "update" ? result.changes[0].set : undefined;
+    expect(set?.annotations).not.toHaveProperty(["porch.kpt.dev/approval-policy-granted-by"]);
   });
 
   it("adoptExisting leaves alone a revision another object controls", () => {
