@@ -24,6 +24,15 @@ export interface RefUpdate {
   expect?: string | null;
 }
 
+/** Why a push refused a ref; `moved`: the remote is not where the writer planned (replan). */
+export interface RefRefusal {
+  moved: boolean;
+  says: string;
+}
+
+/** Per ref of a push: undefined when it landed, else why not. */
+export type RefVerdicts = Map<string, RefRefusal | undefined>;
+
 export interface TreeEntry {
   mode: string; // "100644" | "100755" | "120000" | "040000" | "160000"
   path: string; // entry name; a relative path in listTree results
@@ -65,6 +74,11 @@ export interface GitClient {
    * order (each still a compare-and-swap on the server). Throws PushRejectedError when refused.
    */
   push(updates: RefUpdate[]): Promise<void>;
+  /**
+   * Applies ref updates in one push, not atomically: each ref lands or is refused on its own
+   * (a refusal is in the answer, not thrown). Throws when the push as a whole failed.
+   */
+  pushRefs(updates: RefUpdate[]): Promise<RefVerdicts>;
   /** Entries of a tree (one level). */
   readTree(treeOid: string): Promise<TreeEntry[]>;
   /** Every entry below a tree, recursively (trees included), paths relative to it. */

@@ -16,6 +16,7 @@ import {
   type GitClient,
   type RefMap,
   type RefUpdate,
+  type RefVerdicts,
   type TreeEntry,
 } from "./client";
 import { errorMessage } from "../errors";
@@ -44,7 +45,8 @@ import {
 import { deleteLocalRef, localRefs, recordPushedRef, setThinPackHint } from "./iso-refs";
 import { PackBudget, boundedIsoCache, processPackBudget, type PackCache } from "./iso-pack-cache";
 import { objectsToPush } from "./iso-push";
-import { sendPack } from "./iso-send-pack";
+import { sendPack, type LeasedUpdate } from "./iso-send-pack";
+import { throwRefused } from "./push-batch";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
 
 /** A ref update the server refused because the ref is not where the push found it. */
@@ -200,42 +202,73 @@ export class IsoGitClient implements GitClient {
   }
 
   async push(updates: RefUpdate[]): Promise<void> {
-    // Non-atomic: the store orders updates so an interrupted sequence is recoverable by a retry.
+    throwRefused(await this.pushRefs(updates), this.opts.url);
+  }
+
+  /**
+   * Not atomic: the updates whose objects are known (commits this client wrote) go in one
+   * receive-pack request, a command each; any other through isomorphic-git's push, one by one.
+   * The store orders a writer's updates so an interrupted sequence is recoverable by a retry.
+   */
+  async pushRefs(updates: RefUpdate[]): Promise<RefVerdicts> {
+    const verdicts: RefVerdicts = new Map();
+    const direct: LeasedUpdate[] = [];
+    const objects = new Set<string>();
+    const walked: RefUpdate[] = [];
     for (const u of updates) {
       const expect = u.expect === undefined && u.ref.startsWith("refs/tags/") ? null : u.expect;
-      const objects =
+      const found =
         expect === undefined || u.oid === null
-          ? expect === undefined
-            ? undefined
-            : []
+          ? []
           : await objectsToPush(
               this,
               u.oid,
               c => this.remoteHas.has(c),
               c => this.written.has(c),
             );
-      if (expect !== undefined && objects !== undefined)
-        await this.sendPack({ ...u, expect }, objects);
-      else await this.isoPush(u);
-      await recordPushedRef(this.opts.gitdir, u.ref, u.oid);
-      if (u.oid !== null) this.remoteHas.add(u.oid);
+      if (expect === undefined || found === undefined) walked.push(u);
+      else {
+        direct.push({ ...u, expect });
+        for (const o of found) objects.add(o);
+      }
     }
+    if (direct.length > 0) {
+      const refused = await this.net("push", http =>
+        sendPack(this.remote(http), this.opts.gitdir, this.cache, direct, [...objects]),
+      );
+      for (const u of direct) {
+        const r = refused.get(u.ref);
+        if (r?.stage === "unpack")
+          throw new GitStoreError(
+            "Transport",
+            `git push (${displayUrl(this.opts.url)}) failed: ${scrubSecrets(r.says, this.secrets)}`,
+          );
+        if (r === undefined) {
+          verdicts.set(u.ref, undefined);
+          await this.landed(u);
+          continue;
+        }
+        // A lease that no longer holds, or a ref the server could not move: the remote moved.
+        const says = scrubSecrets(r.says, this.secrets);
+        verdicts.set(u.ref, { moved: r.stage === "lease" || REMOTE_MOVED.test(says), says });
+      }
+    }
+    for (const u of walked) {
+      try {
+        await this.isoPush(u);
+        verdicts.set(u.ref, undefined);
+        await this.landed(u);
+      } catch (err) {
+        if (!(err instanceof PushRejectedError)) throw err;
+        verdicts.set(u.ref, { moved: true, says: err.message });
+      }
+    }
+    return verdicts;
   }
 
-  /** One update with exactly `objects` (the commits written here and their changed paths). */
-  private async sendPack(
-    u: { ref: string; oid: string | null; expect: string | null },
-    objects: string[],
-  ): Promise<void> {
-    const refused = await this.net("push", http =>
-      sendPack(this.remote(http), this.opts.gitdir, this.cache, u, objects),
-    );
-    if (refused === undefined) return;
-    const says = scrubSecrets(refused.says, this.secrets);
-    // A lease that no longer holds, or a ref the server could not move: the remote moved.
-    if (refused.stage === "lease" || (refused.stage === "ref" && REMOTE_MOVED.test(says)))
-      throw new PushRejectedError(`push to ${displayUrl(this.opts.url)} was rejected: ${says}`);
-    throw new GitStoreError("Transport", `git push (${displayUrl(this.opts.url)}) failed: ${says}`);
+  private async landed(u: RefUpdate): Promise<void> {
+    await recordPushedRef(this.opts.gitdir, u.ref, u.oid);
+    if (u.oid !== null) this.remoteHas.add(u.oid);
   }
 
   /**
