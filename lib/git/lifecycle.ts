@@ -143,12 +143,13 @@ async function publish(
     committer: ctx.committer(),
   });
   const tag = tagRef(rev.path, revision);
-  // The proposal goes only once the tag and the branch commit landed: a later stage.
+  // Stages: the tag first, as the reservation of the revision number (of two writers that
+  // numbered alike only the one whose tag landed moves the branch; in one non-atomic push,
+  // one writer's branch commit could land beside the other's tag); then the branch; then,
+  // once both landed, the proposal goes.
   return [
-    [
-      { ref: tag, oid: commit, expect: reserved === undefined ? null : ctx.refOid(tag) },
-      { ref: ctx.branchRef, oid: commit, expect: head },
-    ],
+    [{ ref: tag, oid: commit, expect: reserved === undefined ? null : ctx.refOid(tag) }],
+    [{ ref: ctx.branchRef, oid: commit, expect: head }],
     [{ ref: rev.ref, oid: null, expect: rev.commit }],
   ];
 }

@@ -168,10 +168,12 @@ export class PushBatcher {
     const owners = new Map<string, Group[]>();
     let bytes = 0;
     const left: Group[] = [];
+    // Refs that earlier writers still have to move (in a later stage, or left waiting): a
+    // writer touching one waits too, so the updates of each ref keep their order.
+    const later = new Set<string>();
     for (const g of this.queue) {
       const stage = g.stages[0];
-      // Order per ref is kept: nothing passes a writer left waiting on a ref it touches.
-      const free = !left.some(l => l.stages.some(s => touchesSame(s, stage)));
+      const free = !stage.some(u => later.has(u.ref));
       const added = stage.filter(u => !byRef.has(u.ref));
       const cost = added.reduce((n, u) => n + commandBytes(u), 0);
       const chains = stage.every(u => {
@@ -184,8 +186,10 @@ export class PushBatcher {
           bytes + cost <= this.limits.maxCommandBytes);
       if (!free || !chains || !room) {
         left.push(g);
+        for (const u of g.stages.flat()) later.add(u.ref);
         continue;
       }
+      for (const u of g.stages.slice(1).flat()) later.add(u.ref);
       for (const u of stage) {
         const prior = byRef.get(u.ref);
         byRef.set(u.ref, prior === undefined ? { ...u } : { ...u, expect: prior.expect });
@@ -198,9 +202,4 @@ export class PushBatcher {
     this.version++;
     return { groups, updates: [...byRef.values()], owners };
   }
-}
-
-/** Two lists of updates name a common ref. */
-function touchesSame(a: RefUpdate[], b: RefUpdate[]): boolean {
-  return a.some(u => b.some(v => v.ref === u.ref));
 }

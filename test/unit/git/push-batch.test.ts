@@ -248,6 +248,25 @@ describe("PushBatcher", () => {
     expect(await late).toBeInstanceOf(PushRejectedError);
   });
 
+  it("holds a writer back while an earlier one still has to move the same ref in a later stage", async () => {
+    const h = harness();
+    // A publish: its tag, then the branch; a deletion planned on top of that branch commit.
+    const publish = outcome(
+      h.batcher.submit([
+        [{ ref: "refs/tags/a/v1", oid: oid(1), expect: null }],
+        [{ ref: "refs/heads/main", oid: oid(1), expect: oid(9) }],
+      ]),
+    );
+    const removal = outcome(
+      h.batcher.submit([[{ ref: "refs/heads/main", oid: oid(2), expect: oid(1) }]]),
+    );
+    await h.next();
+    expect(h.pushes[0]).toEqual([{ ref: "refs/tags/a/v1", oid: oid(1), expect: null }]);
+    await h.next();
+    expect(h.pushes[1]).toEqual([{ ref: "refs/heads/main", oid: oid(2), expect: oid(9) }]);
+    expect(await Promise.all([publish, removal])).toEqual(["landed", "landed"]);
+  });
+
   it("sends nothing for a queued ref that a later writer deletes before it was pushed", async () => {
     const h = harness();
     const create = outcome(
