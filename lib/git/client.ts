@@ -70,8 +70,9 @@ export interface GitClient {
   /** Fetches all branches and tags (pruning deleted ones) and returns the remote's refs. */
   fetch(): Promise<RefMap>;
   /**
-   * Applies ref updates. The CLI applies them atomically; isomorphic-git one by one in the given
-   * order (each still a compare-and-swap on the server). Throws PushRejectedError when refused.
+   * Applies ref updates (creating the repository branch). The CLI applies them atomically;
+   * isomorphic-git in one request, not atomically (each still a compare-and-swap on the
+   * server). Throws PushRejectedError when refused.
    */
   push(updates: RefUpdate[]): Promise<void>;
   /**
