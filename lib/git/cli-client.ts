@@ -195,15 +195,17 @@ export class CliGitClient implements GitClient {
    * One `git push` with a refspec and a lease per update, not atomic: each ref lands or is
    * refused on its own, as the porcelain status lines tell.
    */
-  async pushRefs(updates: RefUpdate[]): Promise<RefVerdicts> {
+  async pushRefs(updates: RefUpdate[], atomic = false): Promise<RefVerdicts> {
     if (updates.length === 0) return new Map();
     const args = ["push", "--porcelain"];
+    if (atomic && updates.length > 1) args.push("--atomic");
     const refspecs: string[] = [];
     for (const u of updates) {
       if (u.expect !== undefined) args.push(`--force-with-lease=${u.ref}:${u.expect ?? ""}`);
       refspecs.push(u.oid === null ? `:${u.ref}` : `${u.oid}:${u.ref}`);
     }
     let stdout: string;
+    let refused = false;
     try {
       stdout = (
         await this.git([...args, this.opts.url, ...refspecs], { network: true })
@@ -212,12 +214,17 @@ export class CliGitClient implements GitClient {
       // A refused ref makes git exit 1; its status lines are then on stdout with the others'.
       if (!(err instanceof GitRunError) || err.stdout === undefined) throw err;
       stdout = err.stdout;
+      refused = /atomic push failed|atomic transaction failed/.test(err.output);
     }
     const verdicts = porcelainVerdicts(
       stdout,
       updates.map(u => u.ref),
       this.secrets,
     );
+    // An atomic push git gave up before it sent: every ref is refused with it.
+    if (atomic && refused)
+      for (const u of updates)
+        if (!verdicts.has(u.ref)) verdicts.set(u.ref, { moved: true, says: "atomic push failed" });
     if (verdicts.size < updates.length)
       throw new GitStoreError(
         "Transport",

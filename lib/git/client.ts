@@ -76,10 +76,11 @@ export interface GitClient {
    */
   push(updates: RefUpdate[]): Promise<void>;
   /**
-   * Applies ref updates in one push, not atomically: each ref lands or is refused on its own
-   * (a refusal is in the answer, not thrown). Throws when the push as a whole failed.
+   * Applies ref updates in one push: each ref lands or is refused on its own, or with `atomic`
+   * all land or every one is refused (a refusal is in the answer, not thrown). Throws when the
+   * push as a whole failed.
    */
-  pushRefs(updates: RefUpdate[]): Promise<RefVerdicts>;
+  pushRefs(updates: RefUpdate[], atomic?: boolean): Promise<RefVerdicts>;
   /** Entries of a tree (one level). */
   readTree(treeOid: string): Promise<TreeEntry[]>;
   /** Every entry below a tree, recursively (trees included), paths relative to it. */

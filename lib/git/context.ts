@@ -108,7 +108,7 @@ export class RepoContext {
       options.pushBatch ?? batchLimitsFromEnv(process.env),
       config.url,
       batch => this.runBatch(batch),
-      updates => this.client.pushRefs(updates),
+      (updates, atomic) => this.client.pushRefs(updates, atomic),
     );
   }
 

@@ -45,13 +45,13 @@ import {
 import { deleteLocalRef, localRefs, recordPushedRef, setThinPackHint } from "./iso-refs";
 import { PackBudget, boundedIsoCache, processPackBudget, type PackCache } from "./iso-pack-cache";
 import { objectsToPush } from "./iso-push";
-import { sendPack, type LeasedUpdate } from "./iso-send-pack";
+import { AtomicUnsupported, sendPack, type LeasedUpdate } from "./iso-send-pack";
 import { throwRefused } from "./push-batch";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
 
 /** A ref update the server refused because the ref is not where the push found it. */
 const REMOTE_MOVED =
-  /non-fast-forward|fetch first|stale info|already exists|failed to (update|lock)|rejected/i;
+  /non-fast-forward|fetch first|stale info|already exists|failed to (update|lock)|rejected|atomic (transaction|push) failed/i;
 
 /** The remote moved while a fetch ran; fetching again settles it. */
 class RemoteMovedError extends Error {}
@@ -210,7 +210,30 @@ export class IsoGitClient implements GitClient {
    * receive-pack request, a command each; any other through isomorphic-git's push, one by one.
    * The store orders a writer's updates so an interrupted sequence is recoverable by a retry.
    */
-  async pushRefs(updates: RefUpdate[]): Promise<RefVerdicts> {
+  async pushRefs(updates: RefUpdate[], atomic = false): Promise<RefVerdicts> {
+    if (atomic && updates.length > 1) {
+      try {
+        return await this.pushDirect(updates, true);
+      } catch (err) {
+        if (!(err instanceof AtomicUnsupported)) throw err;
+      }
+      // All or none, short of the server's help: one at a time, in order, up to a refusal.
+      const verdicts: RefVerdicts = new Map();
+      for (const u of updates) {
+        const refused = [...verdicts.values()].some(v => v !== undefined);
+        if (refused) verdicts.set(u.ref, { moved: true, says: "not sent: atomic push failed" });
+        else for (const [ref, v] of await this.pushDirect([u], false)) verdicts.set(ref, v);
+      }
+      return verdicts;
+    }
+    return this.pushDirect(updates, false);
+  }
+
+  /**
+   * The updates whose objects are known in one request (atomic: all of them, or AtomicUnsupported
+   * when that needs isomorphic-git's own push or the server cannot); the rest one by one.
+   */
+  private async pushDirect(updates: RefUpdate[], atomic: boolean): Promise<RefVerdicts> {
     const verdicts: RefVerdicts = new Map();
     const direct: LeasedUpdate[] = [];
     const objects = new Set<string>();
@@ -232,9 +255,10 @@ export class IsoGitClient implements GitClient {
         for (const o of found) objects.add(o);
       }
     }
+    if (atomic && walked.length > 0) throw new AtomicUnsupported();
     if (direct.length > 0) {
       const refused = await this.net("push", http =>
-        sendPack(this.remote(http), this.opts.gitdir, this.cache, direct, [...objects]),
+        sendPack(this.remote(http), this.opts.gitdir, this.cache, direct, [...objects], atomic),
       );
       for (const u of direct) {
         const r = refused.get(u.ref);
@@ -436,6 +460,7 @@ export class IsoGitClient implements GitClient {
       const http = packScanningHttp(guarded, limitsOf(network), this.opts.url, deadline.signal);
       return await call(httpWithHeadHint(http, this.opts.branch));
     } catch (err) {
+      if (err instanceof AtomicUnsupported) throw err; // the caller pushes otherwise
       const status = httpStatus(err);
       if (status === 401 || status === 403) {
         throw new GitStoreError(

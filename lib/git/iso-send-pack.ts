@@ -34,9 +34,11 @@ export async function sendPack(
   cache: object,
   updates: LeasedUpdate[],
   objects: string[],
+  atomic = false,
 ): Promise<Map<string, SendPackRefused>> {
   const info = await git.getRemoteInfo2({ ...remote, forPush: true, protocolVersion: 1 });
   if (info.protocolVersion !== 1) throw new Error("receive-pack answered in protocol v2");
+  if (atomic && info.capabilities.atomic === undefined) throw new AtomicUnsupported();
   const advertised = new Map((info.refs ?? []).map(r => [r.ref, r.oid]));
   const verdicts = new Map<string, SendPackRefused>();
   const commands: string[] = [];
@@ -53,8 +55,16 @@ export async function sendPack(
     });
   }
   if (commands.length === 0) return verdicts;
+  if (atomic && verdicts.size > 0) {
+    for (const u of updates)
+      if (!verdicts.has(u.ref))
+        verdicts.set(u.ref, { stage: "lease", says: "not sent: atomic push failed" });
+    return verdicts;
+  }
   // Only capabilities the server offers (some refuse a request naming one they do not know).
-  const caps = ["report-status", "side-band-64k"].filter(c => info.capabilities[c] !== undefined);
+  const caps = ["report-status", "side-band-64k", ...(atomic ? ["atomic"] : [])].filter(
+    c => info.capabilities[c] !== undefined,
+  );
   const body: Uint8Array[] = commands.map((c, i) =>
     pkt(Buffer.from(i === 0 ? `${c}\0 ${caps.join(" ")}\n` : `${c}\n`, "utf8")),
   );
@@ -92,6 +102,9 @@ export async function sendPack(
     );
   }
 }
+
+/** A server that cannot apply a push's updates all or none (receive-pack's "atomic"). */
+export class AtomicUnsupported extends Error {}
 
 /** A receive-pack answer that is not one. */
 class BadAnswer extends Error {}

@@ -22,8 +22,11 @@ export function throwRefused(verdicts: RefVerdicts, url: string): void {
 
 export type { RefRefusal, RefVerdicts };
 
-/** Sends updates in one push (not atomic) and tells what became of each ref. */
-export type SendRefs = (updates: RefUpdate[]) => Promise<RefVerdicts>;
+/**
+ * Sends updates in one push and tells what became of each ref; `atomic`: all land or none
+ * (then every ref is refused).
+ */
+export type SendRefs = (updates: RefUpdate[], atomic: boolean) => Promise<RefVerdicts>;
 
 export interface BatchLimits {
   /** Refs per push. */
@@ -120,13 +123,22 @@ export class PushBatcher {
    */
   async runBatch(): Promise<RefUpdate[]> {
     this.scheduled = false;
-    const { groups, updates, owners } = this.take();
+    const taken = this.take();
+    const { groups } = taken;
+    let { updates, owners } = taken;
     if (groups.length === 0) return [];
+    // A writer alone in its batch sends all its stages in one atomic push: no other writer
+    // waits to share them, and a writer by itself pays one push, as before batching.
+    const whole = groups.length === 1 && groups[0].stages.length > 1 && distinctRefs(groups[0]);
+    if (whole) {
+      updates = groups[0].stages.flat();
+      owners = new Map(updates.map(u => [u.ref, groups]));
+    }
     // Deleting a ref that a queued update was to create: nothing to send for it.
     const sent = updates.filter(u => !(u.oid === null && u.expect === null));
     let verdicts: RefVerdicts;
     try {
-      verdicts = sent.length === 0 ? new Map() : await this.send(sent);
+      verdicts = sent.length === 0 ? new Map() : await this.send(sent, whole);
     } catch (err) {
       for (const g of groups) g.reject(err);
       this.request();
@@ -146,7 +158,7 @@ export class PushBatcher {
     const next: Group[] = [];
     for (const g of groups) {
       if (refused.has(g)) continue;
-      if (g.stages.length > 1) next.push({ ...g, stages: g.stages.slice(1) });
+      if (g.stages.length > 1 && !whole) next.push({ ...g, stages: g.stages.slice(1) });
       else g.resolve();
     }
     // A writer's next stage goes before what came after it, as it is older.
@@ -202,4 +214,10 @@ export class PushBatcher {
     this.version++;
     return { groups, updates: [...byRef.values()], owners };
   }
+}
+
+/** Whether no ref is moved twice across a writer's stages (then they can go as one push). */
+function distinctRefs(g: Group): boolean {
+  const refs = g.stages.flat().map(u => u.ref);
+  return new Set(refs).size === refs.length;
 }

@@ -160,4 +160,23 @@ describe.each(CLIENTS)("batched pushes with the %s client", client => {
     expect(approvals).toHaveLength(PACKAGES.length);
     for (const r of published) expect(approvals.map(l => l.split(" ")[0])).toContain(r.commit);
   });
+
+  it("takes one push for a writer alone: a publish's tag, branch commit and proposal together", async () => {
+    const { url, s } = await store();
+    const key = { packageName: "solo", workspaceName: "ws" };
+    const draft = await s.createNewDraft(key);
+    await draft.updateResources(pkgFiles("solo"), "create");
+    await draft.closeDraft();
+    await s.updateLifecycle(key, "Proposed");
+    pushes.length = 0;
+    const published = await s.updateLifecycle(key, "Published");
+    // One push (the CLI orders its commands branches first).
+    expect(pushes.map(refs => [...refs].sort())).toEqual([
+      ["refs/heads/main", "refs/heads/proposed/solo/ws", "refs/tags/solo/v1"],
+    ]);
+    const remote = await lsRemote(url);
+    expect(remote.get("refs/tags/solo/v1")).toBe(published.commit);
+    expect(remote.get("refs/heads/main")).toBe(published.commit);
+    expect(remote.has("refs/heads/proposed/solo/ws")).toBe(false);
+  });
 });

@@ -9,20 +9,23 @@ const oid = (n: number) => n.toString(16).padStart(40, "0");
 /** A batcher whose batches run only when the test says, on a push that records what it got. */
 function harness(limits: BatchLimits = { maxRefs: 100, maxCommandBytes: 1 << 20 }) {
   const pushes: RefUpdate[][] = [];
+  const atomic: boolean[] = [];
   const runs: (() => Promise<RefUpdate[]>)[] = [];
   let answer: (updates: RefUpdate[]) => RefVerdicts = u => new Map(u.map(x => [x.ref, undefined]));
   const batcher = new PushBatcher(
     limits,
     "https://git.example/repo.git",
     run => runs.push(run),
-    async updates => {
+    async (updates, isAtomic) => {
       pushes.push(updates);
+      atomic.push(isAtomic);
       return answer(updates);
     },
   );
   return {
     batcher,
     pushes,
+    atomic,
     /** Runs the batch scheduled next; returns what landed. */
     next: () => runs.shift()!(),
     scheduled: () => runs.length,
@@ -250,21 +253,46 @@ describe("PushBatcher", () => {
 
   it("holds a writer back while an earlier one still has to move the same ref in a later stage", async () => {
     const h = harness();
-    // A publish: its tag, then the branch; a deletion planned on top of that branch commit.
+    // Two publishes (tag, then branch) and a deletion planned on the second's branch commit.
+    const publishes = [1, 2].map(i =>
+      outcome(
+        h.batcher.submit([
+          [{ ref: `refs/tags/p${i}/v1`, oid: oid(i), expect: null }],
+          [{ ref: "refs/heads/main", oid: oid(i), expect: oid(i - 1 || 9) }],
+        ]),
+      ),
+    );
+    const removal = outcome(
+      h.batcher.submit([[{ ref: "refs/heads/main", oid: oid(3), expect: oid(2) }]]),
+    );
+    await h.next();
+    expect(h.pushes[0].map(u => u.ref)).toEqual(["refs/tags/p1/v1", "refs/tags/p2/v1"]);
+    await h.next();
+    expect(h.pushes[1]).toEqual([{ ref: "refs/heads/main", oid: oid(3), expect: oid(9) }]);
+    expect(await Promise.all([...publishes, removal])).toEqual(["landed", "landed", "landed"]);
+    expect(h.atomic).toEqual([false, false]);
+  });
+
+  it("sends all stages of a writer alone in its batch in one atomic push", async () => {
+    const h = harness();
     const publish = outcome(
       h.batcher.submit([
         [{ ref: "refs/tags/a/v1", oid: oid(1), expect: null }],
         [{ ref: "refs/heads/main", oid: oid(1), expect: oid(9) }],
+        [{ ref: "refs/heads/proposed/a/ws", oid: null, expect: oid(5) }],
       ]),
     );
-    const removal = outcome(
-      h.batcher.submit([[{ ref: "refs/heads/main", oid: oid(2), expect: oid(1) }]]),
-    );
-    await h.next();
-    expect(h.pushes[0]).toEqual([{ ref: "refs/tags/a/v1", oid: oid(1), expect: null }]);
-    await h.next();
-    expect(h.pushes[1]).toEqual([{ ref: "refs/heads/main", oid: oid(2), expect: oid(9) }]);
-    expect(await Promise.all([publish, removal])).toEqual(["landed", "landed"]);
+    const landed = await h.next();
+    expect(h.pushes).toHaveLength(1);
+    expect(h.pushes[0].map(u => u.ref)).toEqual([
+      "refs/tags/a/v1",
+      "refs/heads/main",
+      "refs/heads/proposed/a/ws",
+    ]);
+    expect(h.atomic).toEqual([true]);
+    expect(landed).toHaveLength(3);
+    expect(await publish).toBe("landed");
+    expect(h.scheduled()).toBe(0);
   });
 
   it("sends nothing for a queued ref that a later writer deletes before it was pushed", async () => {
