@@ -71,6 +71,12 @@ export function headline(results: BenchResults) {
     upgradeRatio: Object.fromEntries(
       results.sizes.map(r => [r.n, ratio(upgrade(r), floors(r).upgrade)]),
     ),
+    pushesPerVariant: Object.fromEntries(
+      results.sizes.map(r => [
+        r.n,
+        r.fanOut?.cost.pushes === undefined ? undefined : round(r.fanOut.cost.pushes / r.n, 2),
+      ]),
+    ),
     growth: {
       fanOut: growth(fanOut),
       fanOutFloor: growth(r => floors(r).fanOut),
@@ -116,6 +122,7 @@ function resourceRows(r: SizeResult): unknown[][] {
         `${Math.round(c.usage.machineBusy * 100)}% (others ${c.usage.otherCpuSeconds} s)`,
         c.requestTotal,
         round(c.requestTotal / r.n, 1),
+        c.pushes === undefined ? undefined : round(c.pushes / r.n, 2),
         sum(c.reconciles),
       ];
     });
@@ -152,6 +159,7 @@ export function markdown(results: BenchResults): string {
         perSize("watcher peak RSS MB: fan-out / publish / upgrade", h.watcherRss, "≤ 256"),
         perSize("fan-out: ours ÷ floor", h.fanOutRatio, "≤ 2.5"),
         perSize("upgrade: ours ÷ floor", h.upgradeRatio, "≤ 2.5"),
+        perSize("fan-out: git pushes per variant", h.pushesPerVariant, "≤ 0.1"),
         once(
           "fan-out growth 100 → 1000 (ours / floor)",
           `${cell(h.growth.fanOut)} / ${cell(h.growth.fanOutFloor)}`,
@@ -295,6 +303,7 @@ export function markdown(results: BenchResults): string {
         "machine busy",
         "API requests",
         "per variant",
+        "git pushes per variant",
         "reconciles",
       ],
       sizes.flatMap(resourceRows),

@@ -38,6 +38,8 @@ export interface GitServerOptions {
     path: string;
     status: number;
     requestBytes: number;
+    /** The request body's first 64 KiB (a push's commands come first). */
+    head: Buffer;
   }) => void;
 }
 
@@ -108,19 +110,26 @@ export async function startGitServer(opts: GitServerOptions): Promise<GitServer>
   };
 }
 
+const HEAD_BYTES = 65536;
+
 function observe(
   req: IncomingMessage,
   res: ServerResponse,
   onRequest: NonNullable<GitServerOptions["onRequest"]>,
 ): void {
   let requestBytes = 0;
-  req.on("data", (chunk: Buffer) => (requestBytes += chunk.length));
+  const head: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => {
+    if (requestBytes < HEAD_BYTES) head.push(chunk.subarray(0, HEAD_BYTES - requestBytes));
+    requestBytes += chunk.length;
+  });
   res.on("finish", () =>
     onRequest({
       method: req.method ?? "",
       path: req.url ?? "",
       status: res.statusCode,
       requestBytes,
+      head: Buffer.concat(head),
     }),
   );
 }

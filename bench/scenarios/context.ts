@@ -1,7 +1,9 @@
 // What every scenario gets: the environment, the benchmark's API client, and measure(), which
 // wraps a step with the cost it caused (requests, reconciles, CPU, RSS).
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Environment } from "../../hack/environment";
+import { PUSH_STARTED } from "../../hack/git-server";
 import type { Api } from "../kube";
 import {
   apiRequests,
@@ -29,7 +31,17 @@ export interface Cost {
   requestTotal: number;
   /** Reconciles by controller. */
   reconciles: Record<string, number>;
+  /** Pushes (receive-pack requests) the git server received. */
+  pushes: number;
   usage: Usage;
+}
+
+/** Pushes the environment's git server received so far (its log has a line for each). */
+async function pushCount(ctx: BenchContext): Promise<number> {
+  const log = await readFile(join(ctx.env.stateDir, "logs", "git-server.log"), "utf8").catch(
+    () => "",
+  );
+  return log.split(PUSH_STARTED).length - 1;
 }
 
 export const reconciles = (ctx: BenchContext) =>
@@ -43,9 +55,10 @@ export async function measure<T>(
   ctx: BenchContext,
   step: () => Promise<T>,
 ): Promise<{ result: T; cost: Cost }> {
-  const [requestsBefore, reconcilesBefore] = await Promise.all([
+  const [requestsBefore, reconcilesBefore, pushesBefore] = await Promise.all([
     apiRequests(ctx.api),
     reconciles(ctx),
+    pushCount(ctx),
   ]);
   const sentBefore = { ...ctx.api.sent };
   ctx.meter.start();
@@ -56,9 +69,10 @@ export async function measure<T>(
   } finally {
     usage = ctx.meter.stop();
   }
-  const [requestsAfter, reconcilesAfter] = await Promise.all([
+  const [requestsAfter, reconcilesAfter, pushesAfter] = await Promise.all([
     apiRequests(ctx.api),
     reconciles(ctx),
+    pushCount(ctx),
   ]);
   const ours = diff(ctx.api.sent, sentBefore);
   const requests = diff(diff(requestsAfter, requestsBefore), ours);
@@ -68,6 +82,7 @@ export async function measure<T>(
       requests,
       requestTotal: sum(requests),
       reconciles: diff(reconcilesAfter, reconcilesBefore),
+      pushes: pushesAfter - pushesBefore,
       usage,
     },
   };

@@ -17,6 +17,7 @@ import {
   type GitClient,
   type RefMap,
   type RefUpdate,
+  type RefVerdicts,
   type TreeEntry,
 } from "./client";
 import { GitStoreError, PushRejectedError, displayUrl, scrubSecrets } from "./errors";
@@ -52,6 +53,8 @@ class GitRunError extends GitStoreError {
     code: GitStoreError["code"],
     message: string,
     readonly output: string,
+    /** Standard output alone, of a run that got as far as running git. */
+    readonly stdout?: string,
   ) {
     super(code, message);
   }
@@ -212,6 +215,48 @@ export class CliGitClient implements GitClient {
       }
       throw err;
     }
+  }
+
+  /**
+   * One `git push` with a refspec and a lease per update, not atomic: each ref lands or is
+   * refused on its own, as the porcelain status lines tell.
+   */
+  async pushRefs(updates: RefUpdate[], atomic = false): Promise<RefVerdicts> {
+    if (updates.length === 0) return new Map();
+    const args = ["push", "--porcelain"];
+    if (atomic && updates.length > 1) args.push("--atomic");
+    const refspecs: string[] = [];
+    for (const u of updates) {
+      if (u.expect !== undefined) args.push(`--force-with-lease=${u.ref}:${u.expect ?? ""}`);
+      refspecs.push(u.oid === null ? `:${u.ref}` : `${u.oid}:${u.ref}`);
+    }
+    let stdout: string;
+    let refused = false;
+    try {
+      stdout = (
+        await this.git([...args, this.opts.url, ...refspecs], { network: true })
+      ).stdout.toString("utf8");
+    } catch (err) {
+      // A refused ref makes git exit 1; its status lines are then on stdout with the others'.
+      if (!(err instanceof GitRunError) || err.stdout === undefined) throw err;
+      stdout = err.stdout;
+      refused = /atomic push failed|atomic transaction failed/.test(err.output);
+    }
+    const verdicts = porcelainVerdicts(
+      stdout,
+      updates.map(u => u.ref),
+      this.secrets,
+    );
+    // An atomic push git gave up before it sent: every ref is refused with it.
+    if (atomic && refused)
+      for (const u of updates)
+        if (!verdicts.has(u.ref)) verdicts.set(u.ref, { moved: true, says: "atomic push failed" });
+    if (verdicts.size < updates.length)
+      throw new GitStoreError(
+        "Transport",
+        `git push (${displayUrl(this.opts.url)}) failed: git reported no status for ${updates.length - verdicts.size} of ${updates.length} refs`,
+      );
+    return verdicts;
   }
 
   async readTree(treeOid: string): Promise<TreeEntry[]> {
@@ -426,8 +471,33 @@ export class CliGitClient implements GitClient {
       "Transport",
       `git ${sub} ${network ? `(${displayUrl(this.opts.url)}) ` : ""}failed: ${detail}`,
       output,
+      stdout,
     );
   }
+}
+
+/**
+ * Per ref, what `git push --porcelain` said of it: "<flag>\t<from>:<to>\t<summary>" lines, "!"
+ * for a refused ref (every refusal the remote's doing: a lease that no longer holds, a ref that
+ * exists, a hook). Only the refs asked for; the words cut short and scrubbed. Exported for tests.
+ */
+export function porcelainVerdicts(stdout: string, refs: string[], secrets: string[]): RefVerdicts {
+  const wanted = new Set(refs);
+  const verdicts: RefVerdicts = new Map();
+  for (const line of stdout.split("\n")) {
+    const [flag, spec, summary] = line.split("\t");
+    if (flag === undefined || flag.length !== 1 || spec === undefined || summary === undefined)
+      continue;
+    const ref = spec.slice(spec.indexOf(":") + 1);
+    if (!wanted.has(ref)) continue;
+    verdicts.set(
+      ref,
+      flag === "!"
+        ? { moved: true, says: scrubSecrets(summary.slice(0, 300), secrets) }
+        : undefined,
+    );
+  }
+  return verdicts;
 }
 
 /**

@@ -24,6 +24,15 @@ export interface RefUpdate {
   expect?: string | null;
 }
 
+/** Why a push refused a ref; `moved`: the remote is not where the writer planned (replan). */
+export interface RefRefusal {
+  moved: boolean;
+  says: string;
+}
+
+/** Per ref of a push: undefined when it landed, else why not. */
+export type RefVerdicts = Map<string, RefRefusal | undefined>;
+
 export interface TreeEntry {
   mode: string; // "100644" | "100755" | "120000" | "040000" | "160000"
   path: string; // entry name; a relative path in listTree results
@@ -61,10 +70,17 @@ export interface GitClient {
   /** Fetches all branches and tags (pruning deleted ones) and returns the remote's refs. */
   fetch(): Promise<RefMap>;
   /**
-   * Applies ref updates. The CLI applies them atomically; isomorphic-git one by one in the given
-   * order (each still a compare-and-swap on the server). Throws PushRejectedError when refused.
+   * Applies ref updates (creating the repository branch). The CLI applies them atomically;
+   * isomorphic-git in one request, not atomically (each still a compare-and-swap on the
+   * server). Throws PushRejectedError when refused.
    */
   push(updates: RefUpdate[]): Promise<void>;
+  /**
+   * Applies ref updates in one push: each ref lands or is refused on its own, or with `atomic`
+   * all land or every one is refused (a refusal is in the answer, not thrown). Throws when the
+   * push as a whole failed.
+   */
+  pushRefs(updates: RefUpdate[], atomic?: boolean): Promise<RefVerdicts>;
   /** Entries of a tree (one level). */
   readTree(treeOid: string): Promise<TreeEntry[]>;
   /** Every entry below a tree, recursively (trees included), paths relative to it. */

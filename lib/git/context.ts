@@ -23,6 +23,7 @@ import {
 } from "./layout";
 import { withLock } from "./mutex";
 import { evictions, processCacheDisk } from "./cache-disk";
+import { PushBatcher, batchLimitsFromEnv } from "./push-batch";
 import { assertUrlAllowed, limitsOf, type GitNetwork } from "./network";
 import { revisionCountProblem, type GitContentLimits } from "./content-limits";
 import { selectRevision } from "./revision-rank";
@@ -79,6 +80,9 @@ export class RepoContext {
   readonly discovery: Discovery;
   readonly cacheDir: string;
   private refs: RefMap | undefined;
+  /** currentRefs() of the last call, while neither the fetched refs nor the queue changed. */
+  private overlay: { base: RefMap; version: number; refs: RefMap } | undefined;
+  private readonly batcher: PushBatcher;
   private lastFetch = 0;
   private initialised = false;
   /** The cache's eviction count when this context last used it (cache-disk.ts). */
@@ -106,6 +110,12 @@ export class RepoContext {
     this.client = kind === "cli" ? new CliGitClient(clientOpts) : new IsoGitClient(clientOpts);
     this.limits = limitsOf(network);
     this.discovery = new Discovery(this.client);
+    this.batcher = new PushBatcher(
+      options.pushBatch ?? batchLimitsFromEnv(process.env),
+      config.url,
+      batch => this.runBatch(batch),
+      (updates, atomic) => this.client.pushRefs(updates, atomic),
+    );
     this.seenEvictions = evictions(this.cacheDir);
   }
 
@@ -161,37 +171,58 @@ export class RepoContext {
   }
 
   /**
-   * Serialised write: run on the fetched refs (refetched first when stale), and on a rejected
-   * push refetch and run again (bounded). Every push carries a lease on each ref it moves, so a
-   * base that another writer has moved on costs one rejected push, never a lost commit.
+   * Serialised write: `plan` runs on the refs (refetched first when stale) and returns its ref
+   * updates, stage by stage; they go in the repository's next batched push (push-batch.ts),
+   * with the lock released meanwhile so other writers' updates join that push. Once they
+   * landed, `then` runs on the refs that include them. On a rejected push: refetch and plan
+   * again (bounded). Every update carries a lease on the ref it moves, so a base that another
+   * writer has moved on costs one rejected push, never a lost commit.
    */
-  write<T>(op: () => Promise<T>): Promise<T> {
+  async write<T>(plan: () => Promise<RefUpdate[][]>, then: () => Promise<T>): Promise<T> {
     const max = Math.max(1, this.options.maxPushAttempts ?? 8);
-    return withLock(this.cacheDir, async () => {
-      this.checkEvicted();
-      for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1; ; attempt++) {
+      const { landed } = await withLock(this.cacheDir, async () => {
+        this.checkEvicted();
         if (attempt > 1 || this.stale()) await this.sync();
-        try {
-          return await op();
-        } catch (err) {
-          if (!(err instanceof PushRejectedError)) throw err;
-          if (attempt >= max) {
-            throw new GitStoreError(
-              "Conflict",
-              `gave up after ${max} attempts because ${displayUrl(this.config.url)} kept changing: ${err.message}`,
-            );
-          }
-          this.options.log?.debug("push rejected; refetching and retrying", {
-            attempt,
-            url: displayUrl(this.config.url),
-          });
-          // Exponential backoff with full jitter: a writer that keeps losing the race to a faster
-          // one (which need not refetch) waits it out instead of giving up.
-          await new Promise(r =>
-            setTimeout(r, 10 + Math.random() * Math.min(2_000, 25 * 2 ** attempt)),
+        // Wrapped: the lock is released before the push this waits for (it needs the lock).
+        return { landed: this.batcher.submit(await plan()) };
+      });
+      try {
+        await landed;
+        return await withLock(this.cacheDir, then);
+      } catch (err) {
+        if (!(err instanceof PushRejectedError)) throw err;
+        if (attempt >= max) {
+          throw new GitStoreError(
+            "Conflict",
+            `gave up after ${max} attempts because ${displayUrl(this.config.url)} kept changing: ${err.message}`,
           );
         }
+        this.options.log?.debug("push rejected; refetching and retrying", {
+          attempt,
+          url: displayUrl(this.config.url),
+        });
+        // Exponential backoff with full jitter: a writer that keeps losing the race to a faster
+        // one (which need not refetch) waits it out instead of giving up.
+        await new Promise(r =>
+          setTimeout(r, 10 + Math.random() * Math.min(2_000, 25 * 2 ** attempt)),
+        );
       }
+    }
+  }
+
+  /** One batch of the queued updates, under the lock; the fetched refs take what landed. */
+  private runBatch(batch: () => Promise<RefUpdate[]>): void {
+    void withLock(this.cacheDir, async () => {
+      const landed = await batch();
+      if (landed.length > 0) this.wrote();
+      const refs = this.refs;
+      if (refs === undefined) return;
+      for (const u of landed) {
+        if (u.oid === null) refs.delete(u.ref);
+        else refs.set(u.ref, { oid: u.oid, commit: u.oid });
+      }
+      this.overlay = undefined;
     });
   }
 
@@ -224,21 +255,23 @@ export class RepoContext {
     return this.refs;
   }
 
-  /** Pushes ref updates and applies them to the fetched refs (no refetch needed to read them back). */
-  async push(updates: RefUpdate[]): Promise<void> {
-    await this.client.push(updates);
-    this.wrote();
-    const refs = this.currentRefs();
-    for (const u of updates) {
-      if (u.oid === null) refs.delete(u.ref);
-      else refs.set(u.ref, { oid: u.oid, commit: u.oid });
-    }
-  }
-
+  /**
+   * The fetched refs with the queued updates applied (what the next push will make of them):
+   * writers plan on what is queued, so theirs chain onto it instead of colliding.
+   */
   currentRefs(): RefMap {
     if (this.refs === undefined)
       throw new GitStoreError("Transport", "repository has not been fetched yet");
-    return this.refs;
+    if (!this.batcher.pending) return this.refs;
+    if (this.overlay?.base === this.refs && this.overlay.version === this.batcher.version)
+      return this.overlay.refs;
+    const refs = new Map(this.refs);
+    for (const [ref, oid] of this.batcher.queuedRefs()) {
+      if (oid === null) refs.delete(ref);
+      else refs.set(ref, { oid, commit: oid });
+    }
+    this.overlay = { base: this.refs, version: this.batcher.version, refs };
+    return refs;
   }
 
   branchHead(): string {

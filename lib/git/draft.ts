@@ -1,6 +1,7 @@
 // Draft handles: commits are made in the local cache by updateResources and pushed to the
-// drafts/ (or proposed/) branch by closeDraft. When the branch moved meanwhile (another writer),
+// drafts/ (or proposed/) branch by closeDraft, in the repository's next batched push. When the branch moved meanwhile (another writer),
 // the draft's edits are replayed on the new branch tip, so no commit is lost.
+import type { RefUpdate } from "./client";
 import type { RepoContext } from "./context";
 import { GitStoreError } from "./errors";
 import { KPTFILE } from "../kpt/kptfile-name";
@@ -134,15 +135,16 @@ class GitPackageDraft implements PackageDraft {
         `draft ${this.key.packageName}/${this.key.workspaceName} has no resources; call updateResources with a ${KPTFILE} first`,
       );
     }
-    const info = await this.ctx.write(async () => {
-      if (this.head !== undefined) await this.pushOrRebase();
-      return this.ctx.find(this.key);
-    });
+    const info = await this.ctx.write(
+      async () => (this.head === undefined ? [] : [await this.leasedUpdate()]),
+      () => this.ctx.find(this.key),
+    );
     this.closed = true;
     return info;
   }
 
-  private async pushOrRebase(): Promise<void> {
+  /** The draft ref's update, replayed first onto a tip that moved since the draft began. */
+  private async leasedUpdate(): Promise<RefUpdate[]> {
     if (evictions(this.ctx.cacheDir) !== this.madeIn) await this.remake();
     const current = this.ctx.refOid(this.ref) ?? null;
     if (current !== this.start.expect) {
@@ -160,8 +162,8 @@ class GitPackageDraft implements PackageDraft {
       }
       await this.replayOn(current);
     }
-    // A rejection propagates to ctx.write, which refetches and calls us again (then we replay).
-    await this.ctx.push([{ ref: this.ref, oid: this.head!, expect: this.start.expect }]);
+    // A rejection makes ctx.write refetch and call us again (then we replay).
+    return [{ ref: this.ref, oid: this.head!, expect: this.start.expect }];
   }
 
   /**

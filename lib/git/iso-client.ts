@@ -16,6 +16,7 @@ import {
   type GitClient,
   type RefMap,
   type RefUpdate,
+  type RefVerdicts,
   type TreeEntry,
 } from "./client";
 import { errorMessage } from "../errors";
@@ -47,12 +48,13 @@ import {
 import { deleteLocalRef, localRefs, recordPushedRef, setThinPackHint } from "./iso-refs";
 import { PackBudget, boundedIsoCache, processPackBudget, type PackCache } from "./iso-pack-cache";
 import { objectsToPush } from "./iso-push";
-import { sendPack } from "./iso-send-pack";
+import { AtomicUnsupported, sendPack, type LeasedUpdate } from "./iso-send-pack";
+import { throwRefused } from "./push-batch";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
 
 /** A ref update the server refused because the ref is not where the push found it. */
 const REMOTE_MOVED =
-  /non-fast-forward|fetch first|stale info|already exists|failed to (update|lock)|rejected/i;
+  /non-fast-forward|fetch first|stale info|already exists|failed to (update|lock)|rejected|atomic (transaction|push) failed/i;
 
 /** The remote moved while a fetch ran; fetching again settles it. */
 class RemoteMovedError extends Error {}
@@ -205,42 +207,97 @@ export class IsoGitClient implements GitClient {
   }
 
   async push(updates: RefUpdate[]): Promise<void> {
-    // Non-atomic: the store orders updates so an interrupted sequence is recoverable by a retry.
+    throwRefused(await this.pushRefs(updates), this.opts.url);
+  }
+
+  /**
+   * Not atomic: the updates whose objects are known (commits this client wrote) go in one
+   * receive-pack request, a command each; any other through isomorphic-git's push, one by one.
+   * The store orders a writer's updates so an interrupted sequence is recoverable by a retry.
+   */
+  async pushRefs(updates: RefUpdate[], atomic = false): Promise<RefVerdicts> {
+    if (atomic && updates.length > 1) {
+      try {
+        return await this.pushDirect(updates, true);
+      } catch (err) {
+        if (!(err instanceof AtomicUnsupported)) throw err;
+      }
+      // All or none, short of the server's help: one at a time, in order, up to a refusal.
+      const verdicts: RefVerdicts = new Map();
+      for (const u of updates) {
+        const refused = [...verdicts.values()].some(v => v !== undefined);
+        if (refused) verdicts.set(u.ref, { moved: true, says: "not sent: atomic push failed" });
+        else for (const [ref, v] of await this.pushDirect([u], false)) verdicts.set(ref, v);
+      }
+      return verdicts;
+    }
+    return this.pushDirect(updates, false);
+  }
+
+  /**
+   * The updates whose objects are known in one request (atomic: all of them, or AtomicUnsupported
+   * when that needs isomorphic-git's own push or the server cannot); the rest one by one.
+   */
+  private async pushDirect(updates: RefUpdate[], atomic: boolean): Promise<RefVerdicts> {
+    const verdicts: RefVerdicts = new Map();
+    const direct: LeasedUpdate[] = [];
+    const objects = new Set<string>();
+    const walked: RefUpdate[] = [];
     for (const u of updates) {
       const expect = u.expect === undefined && u.ref.startsWith("refs/tags/") ? null : u.expect;
-      const objects =
+      const found =
         expect === undefined || u.oid === null
-          ? expect === undefined
-            ? undefined
-            : []
+          ? []
           : await objectsToPush(
               this,
               u.oid,
               c => this.remoteHas.has(c),
               c => this.written.has(c),
             );
-      if (expect !== undefined && objects !== undefined)
-        await this.sendPack({ ...u, expect }, objects);
-      else await this.isoPush(u);
-      await recordPushedRef(this.opts.gitdir, u.ref, u.oid);
-      if (u.oid !== null) this.remoteHas.add(u.oid);
+      if (expect === undefined || found === undefined) walked.push(u);
+      else {
+        direct.push({ ...u, expect });
+        for (const o of found) objects.add(o);
+      }
     }
+    if (atomic && walked.length > 0) throw new AtomicUnsupported();
+    if (direct.length > 0) {
+      const refused = await this.net("push", http =>
+        sendPack(this.remote(http), this.opts.gitdir, this.cache, direct, [...objects], atomic),
+      );
+      for (const u of direct) {
+        const r = refused.get(u.ref);
+        if (r?.stage === "unpack")
+          throw new GitStoreError(
+            "Transport",
+            `git push (${displayUrl(this.opts.url)}) failed: ${scrubSecrets(r.says, this.secrets)}`,
+          );
+        if (r === undefined) {
+          verdicts.set(u.ref, undefined);
+          await this.landed(u);
+          continue;
+        }
+        // A lease that no longer holds, or a ref the server could not move: the remote moved.
+        const says = scrubSecrets(r.says, this.secrets);
+        verdicts.set(u.ref, { moved: r.stage === "lease" || REMOTE_MOVED.test(says), says });
+      }
+    }
+    for (const u of walked) {
+      try {
+        await this.isoPush(u);
+        verdicts.set(u.ref, undefined);
+        await this.landed(u);
+      } catch (err) {
+        if (!(err instanceof PushRejectedError)) throw err;
+        verdicts.set(u.ref, { moved: true, says: err.message });
+      }
+    }
+    return verdicts;
   }
 
-  /** One update with exactly `objects` (the commits written here and their changed paths). */
-  private async sendPack(
-    u: { ref: string; oid: string | null; expect: string | null },
-    objects: string[],
-  ): Promise<void> {
-    const refused = await this.net("push", http =>
-      sendPack(this.remote(http), this.opts.gitdir, this.cache, u, objects),
-    );
-    if (refused === undefined) return;
-    const says = scrubSecrets(refused.says, this.secrets);
-    // A lease that no longer holds, or a ref the server could not move: the remote moved.
-    if (refused.stage === "lease" || (refused.stage === "ref" && REMOTE_MOVED.test(says)))
-      throw new PushRejectedError(`push to ${displayUrl(this.opts.url)} was rejected: ${says}`);
-    throw new GitStoreError("Transport", `git push (${displayUrl(this.opts.url)}) failed: ${says}`);
+  private async landed(u: RefUpdate): Promise<void> {
+    await recordPushedRef(this.opts.gitdir, u.ref, u.oid);
+    if (u.oid !== null) this.remoteHas.add(u.oid);
   }
 
   /**
@@ -415,6 +472,7 @@ export class IsoGitClient implements GitClient {
       const http = refBoundedHttp(packs, limitsOf(network), this.opts.url);
       return await call(httpWithHeadHint(http, this.opts.branch));
     } catch (err) {
+      if (err instanceof AtomicUnsupported) throw err; // the caller pushes otherwise
       const status = httpStatus(err);
       if (status === 401 || status === 403) {
         throw new GitStoreError(

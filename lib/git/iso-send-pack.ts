@@ -1,4 +1,4 @@
-// A push of one ref update over smart HTTP with the objects the caller names (iso-push.ts finds
+// A push of ref updates (one request, a command per ref) over smart HTTP with the objects the caller names (iso-push.ts finds
 // them): the receive-pack ref advertisement through isomorphic-git, the request and the status
 // report here. The answer is read whole; the HTTP client bounds it (per-fetch limit).
 import fs from "node:fs";
@@ -17,32 +17,60 @@ export interface SendPackRemote {
 /** What the server said of the update: undefined when it took it, else its words (bounded). */
 export type SendPackRefused = { stage: "lease" | "ref" | "unpack"; says: string } | undefined;
 
+export interface LeasedUpdate {
+  ref: string;
+  oid: string | null;
+  expect: string | null;
+}
+
 /**
- * Sends `ref` from the remote's value to `oid` (null deletes) with `objects`, when the remote's
- * value is `expect` (null: no ref). Returns why the server (or the lease) refused, if it did.
+ * Sends each update from the remote's value to its `oid` (null deletes) in one request with
+ * `objects`, when the remote's value is its `expect` (null: no ref). Returns, per ref, why the
+ * server (or the lease) refused, if it did: one refused ref leaves the others to land.
  */
 export async function sendPack(
   remote: SendPackRemote,
   gitdir: string,
   cache: object,
-  update: { ref: string; oid: string | null; expect: string | null },
+  updates: LeasedUpdate[],
   objects: string[],
-): Promise<SendPackRefused> {
+  atomic = false,
+): Promise<Map<string, SendPackRefused>> {
   const info = await git.getRemoteInfo2({ ...remote, forPush: true, protocolVersion: 1 });
   if (info.protocolVersion !== 1) throw new Error("receive-pack answered in protocol v2");
-  const old = info.refs?.find(r => r.ref === update.ref)?.oid ?? ZERO_OID;
-  if (old !== (update.expect ?? ZERO_OID)) {
-    const expected = update.expect === null ? "no ref" : update.expect.slice(0, 12);
-    return {
+  if (atomic && info.capabilities.atomic === undefined) throw new AtomicUnsupported();
+  const advertised = new Map((info.refs ?? []).map(r => [r.ref, r.oid]));
+  const verdicts = new Map<string, SendPackRefused>();
+  const commands: string[] = [];
+  for (const u of updates) {
+    const old = advertised.get(u.ref) ?? ZERO_OID;
+    if (old === (u.expect ?? ZERO_OID)) {
+      commands.push(`${old} ${u.oid ?? ZERO_OID} ${u.ref}`);
+      continue;
+    }
+    const expected = u.expect === null ? "no ref" : u.expect.slice(0, 12);
+    verdicts.set(u.ref, {
       stage: "lease",
-      says: `${update.ref} is at ${old.slice(0, 12)}, expected ${expected}`,
-    };
+      says: `${u.ref} is at ${old.slice(0, 12)}, expected ${expected}`,
+    });
+  }
+  if (commands.length === 0) return verdicts;
+  if (atomic && verdicts.size > 0) {
+    for (const u of updates)
+      if (!verdicts.has(u.ref))
+        verdicts.set(u.ref, { stage: "lease", says: "not sent: atomic push failed" });
+    return verdicts;
   }
   // Only capabilities the server offers (some refuse a request naming one they do not know).
-  const caps = ["report-status", "side-band-64k"].filter(c => info.capabilities[c] !== undefined);
-  const command = `${old} ${update.oid ?? ZERO_OID} ${update.ref}\0 ${caps.join(" ")}\n`;
-  const body: Uint8Array[] = [pkt(Buffer.from(command, "utf8")), Buffer.from("0000")];
-  if (update.oid !== null) {
+  const caps = ["report-status", "side-band-64k", ...(atomic ? ["atomic"] : [])].filter(
+    c => info.capabilities[c] !== undefined,
+  );
+  const body: Uint8Array[] = commands.map((c, i) =>
+    pkt(Buffer.from(i === 0 ? `${c}\0 ${caps.join(" ")}\n` : `${c}\n`, "utf8")),
+  );
+  body.push(Buffer.from("0000"));
+  const sent = updates.filter(u => !verdicts.has(u.ref));
+  if (sent.some(u => u.oid !== null)) {
     const { packfile } = await git.packObjects({ fs, gitdir, cache, oids: objects });
     body.push(packfile!);
   }
@@ -60,9 +88,11 @@ export async function sendPack(
   });
   const answer = res.body === undefined ? Buffer.alloc(0) : await bytes(res.body);
   if (res.statusCode !== 200) throw new git.Errors.HttpError(res.statusCode, res.statusMessage, "");
-  if (!caps.includes("report-status")) return undefined;
   try {
-    return statusReport(caps.includes("side-band-64k") ? sideBand(answer) : answer, update.ref);
+    const report = caps.includes("side-band-64k") ? sideBand(answer) : answer;
+    for (const u of sent)
+      verdicts.set(u.ref, caps.includes("report-status") ? statusReport(report, u.ref) : undefined);
+    return verdicts;
   } catch (err) {
     if (!(err instanceof BadAnswer)) throw err;
     // Named by what was wrong, never by what the server wrote there.
@@ -72,6 +102,9 @@ export async function sendPack(
     );
   }
 }
+
+/** A server that cannot apply a push's updates all or none (receive-pack's "atomic"). */
+export class AtomicUnsupported extends Error {}
 
 /** A receive-pack answer that is not one. */
 class BadAnswer extends Error {}

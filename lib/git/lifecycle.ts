@@ -1,7 +1,8 @@
 // Lifecycle transitions and deletion, expressed as ref updates. Each runs inside ctx.write: on a
 // rejected push the remote is refetched and the whole step recomputed (revision number included).
-// Ref update lists are ordered so that isomorphic-git's one-ref-at-a-time push, if interrupted,
-// leaves a state the next attempt completes (the CLI applies each list atomically).
+// Pushes are batched and not atomic, so a step's updates come in stages (push-batch.ts): a later
+// stage goes only once the earlier landed whole, and an interrupted step leaves a state the next
+// attempt completes.
 import { transitionProblem } from "../package-revision/lifecycle";
 import { approvalTrailers } from "../packages/approval-record";
 import { signatureNow } from "./commit-format";
@@ -39,21 +40,25 @@ export async function updateLifecycle(
       `invalid desired lifecycle value: ${JSON.stringify(desired)}`,
     );
   }
-  return ctx.write(async () => {
-    const rev = await ctx.find(key);
-    if (rev.lifecycle === desired) return rev;
-    await ctx.push(await transition(ctx, rev, desired, approval));
-    return ctx.find(key);
-  });
+  return ctx.write(
+    async () => {
+      const rev = await ctx.find(key);
+      return rev.lifecycle === desired ? [] : transition(ctx, rev, desired, approval);
+    },
+    () => ctx.find(key),
+  );
 }
 
-/** The ref updates of a move; which moves are allowed is the shared table's (transitionProblem). */
+/**
+ * The ref updates of a move, stage by stage; which moves are allowed is the shared table's
+ * (transitionProblem).
+ */
 async function transition(
   ctx: RepoContext,
   rev: PackageRevisionInfo,
   desired: Lifecycle,
   approval: ApprovalRecord,
-): Promise<RefUpdate[]> {
+): Promise<RefUpdate[][]> {
   const problem = transitionProblem(rev.lifecycle, desired);
   if (problem !== undefined)
     throw new GitStoreError(
@@ -67,20 +72,20 @@ async function transition(
     case "Proposed":
       return move(rev, proposedBranch(rev.path, rev.workspaceName));
     case "DeletionProposed":
-      return [{ ref: proposal, oid: rev.commit, expect: null }];
+      return [[{ ref: proposal, oid: rev.commit, expect: null }]];
     case "Published":
       // From Proposed a new tag; from DeletionProposed the deletion proposal is withdrawn.
       return rev.lifecycle === "Proposed"
         ? publish(ctx, rev, approval)
-        : [{ ref: proposal, oid: null, expect: ctx.refOid(proposal) }];
+        : [[{ ref: proposal, oid: null, expect: ctx.refOid(proposal) }]];
   }
 }
 
 /** Draft ⇄ Proposed: create the new branch on the same commit, then drop the old one. */
-function move(rev: PackageRevisionInfo, to: string): RefUpdate[] {
+function move(rev: PackageRevisionInfo, to: string): RefUpdate[][] {
   return [
-    { ref: to, oid: rev.commit, expect: null },
-    { ref: rev.ref, oid: null, expect: rev.commit },
+    [{ ref: to, oid: rev.commit, expect: null }],
+    [{ ref: rev.ref, oid: null, expect: rev.commit }],
   ];
 }
 
@@ -94,12 +99,12 @@ async function publish(
   ctx: RepoContext,
   rev: PackageRevisionInfo,
   approval: ApprovalRecord,
-): Promise<RefUpdate[]> {
+): Promise<RefUpdate[][]> {
   const all = await ctx.listPackage(rev.packageName);
   const head = ctx.branchHead();
   const reserved = await ownTag(ctx, all, rev);
   if (reserved !== undefined && (await onBranch(ctx, head, reserved.commit))) {
-    return [{ ref: rev.ref, oid: null, expect: rev.commit }]; // an earlier attempt got this far
+    return [[{ ref: rev.ref, oid: null, expect: rev.commit }]]; // an earlier attempt got this far
   }
   const revision =
     reserved?.revision ??
@@ -138,10 +143,14 @@ async function publish(
     committer: ctx.committer(),
   });
   const tag = tagRef(rev.path, revision);
+  // Stages: the tag first, as the reservation of the revision number (of two writers that
+  // numbered alike only the one whose tag landed moves the branch; in one non-atomic push,
+  // one writer's branch commit could land beside the other's tag); then the branch; then,
+  // once both landed, the proposal goes.
   return [
-    { ref: tag, oid: commit, expect: reserved === undefined ? null : ctx.refOid(tag) },
-    { ref: ctx.branchRef, oid: commit, expect: head },
-    { ref: rev.ref, oid: null, expect: rev.commit },
+    [{ ref: tag, oid: commit, expect: reserved === undefined ? null : ctx.refOid(tag) }],
+    [{ ref: ctx.branchRef, oid: commit, expect: head }],
+    [{ ref: rev.ref, oid: null, expect: rev.commit }],
   ];
 }
 
@@ -169,14 +178,16 @@ async function onBranch(ctx: RepoContext, head: string, commit: string): Promise
  * or, for the branch placeholder, the package directory on the branch and its deletion proposal.
  */
 export async function deletePackage(ctx: RepoContext, key: PackageRevisionKey): Promise<void> {
-  await ctx.write(async () => {
-    const rev = await ctx.find(key);
-    await ctx.push(await deletion(ctx, rev));
-  });
+  await ctx.write(
+    async () => deletion(ctx, await ctx.find(key)),
+    async () => undefined,
+  );
 }
 
-async function deletion(ctx: RepoContext, rev: PackageRevisionInfo): Promise<RefUpdate[]> {
-  if (!isPublished(rev.lifecycle)) return [{ ref: rev.ref, oid: null, expect: rev.commit }];
+/** Stages: the package off the branch first, then its deletion proposal and tag. */
+async function deletion(ctx: RepoContext, rev: PackageRevisionInfo): Promise<RefUpdate[][]> {
+  if (!isPublished(rev.lifecycle)) return [[{ ref: rev.ref, oid: null, expect: rev.commit }]];
+  const first: RefUpdate[] = [];
   const updates: RefUpdate[] = [];
   const isTag = rev.ref.startsWith(TAGS);
   const others = (await ctx.listPackage(rev.packageName)).filter(
@@ -184,13 +195,13 @@ async function deletion(ctx: RepoContext, rev: PackageRevisionInfo): Promise<Ref
   );
   if (!isTag || others.length === 0) {
     const removal = await removeFromBranch(ctx, rev);
-    if (removal !== undefined) updates.push(removal);
+    if (removal !== undefined) first.push(removal);
   }
   const proposal = deletionProposedBranch(rev.path, rev.revision, rev.workspaceName);
   const proposalOid = ctx.refOid(proposal);
   if (proposalOid !== undefined) updates.push({ ref: proposal, oid: null, expect: proposalOid });
   if (isTag) updates.push({ ref: rev.ref, oid: null, expect: ctx.refOid(rev.ref) });
-  return updates;
+  return [first, updates];
 }
 
 /** A commit on the branch without the package directory ("Delete <path>"), if it is there. */

@@ -69,6 +69,8 @@ export interface StoreOptions {
   readFreshnessMs?: number;
   /** Attempts for a write whose push was rejected because the remote moved (default 8). */
   maxPushAttempts?: number;
+  /** Refs and command bytes per push of a batch; default from the environment (push-batch.ts). */
+  pushBatch?: { maxRefs: number; maxCommandBytes: number };
   log?: StoreLogger;
   /** URL policy and timeouts; default from the environment (gitNetworkFromEnv). */
   network?: GitNetwork;
