@@ -83,8 +83,8 @@ export class CliGitClient implements GitClient {
   async fetch(): Promise<RefMap> {
     const refspecs = ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"];
     await removeStaleLocks(this.opts.gitdir);
-    await this.countRemoteRefs();
-    const before = await this.localRefs();
+    // Refs an earlier fetch kept under a higher limit: the cache starts again.
+    const before = (await this.refsWithinLimit()) ?? [];
     const bound = await PackBound.start(this.opts.gitdir, limitsOf(this.network));
     try {
       // unpackLimit=1: what arrives is kept as a pack file, whose growth the bound can watch;
@@ -121,10 +121,12 @@ export class CliGitClient implements GitClient {
     } finally {
       bound.stop();
     }
+    const fetched = await this.refsWithinLimit();
+    if (fetched === undefined) throw tooManyRefs(displayUrl(this.opts.url), limitsOf(this.network));
     // The housekeeping the fetch would have done, now that what it brought is within bounds.
     await this.git(["gc", "--auto", "--quiet"]);
     const refs: RefMap = new Map();
-    for (const line of await this.localRefs()) {
+    for (const line of fetched) {
       const [local, oid, peeled] = line.split(" ");
       if (!local || !oid) continue;
       const remote = local.startsWith("refs/remotes/origin/")
@@ -137,34 +139,46 @@ export class CliGitClient implements GitClient {
   }
 
   /**
-   * Lists the remote's refs within the ref limit before git fetch takes them all (a fetch's
-   * own output names none): git is ended once it printed more lines or bytes than allowed.
+   * The cache's refs, or undefined when they are over the ref limit: the cache holds refs it may
+   * not keep, so it is emptied and started again (the next fetch takes the repository anew). The
+   * limit is checked on what a fetch took, not on a listing of its own: a server may advertise a
+   * short list to that and a flood to the fetch.
    */
-  private async countRemoteRefs(): Promise<void> {
-    const limits = limitsOf(this.network);
-    await this.git(["ls-remote", "--heads", "--tags", this.opts.url], {
-      network: true,
-      cap: {
-        records: limits.maxRefs,
-        bytes: limits.maxRefs * REF_LINE_BYTES,
-        separator: 0x0a,
-        error: () => tooManyRefs(displayUrl(this.opts.url), limits),
-      },
-    });
+  private async refsWithinLimit(): Promise<string[] | undefined> {
+    try {
+      return await this.localRefs();
+    } catch (err) {
+      if (!(err instanceof GitStoreError) || err.code !== "ContentTooLarge") throw err;
+      this.reader.close();
+      await rm(this.opts.gitdir, { recursive: true, force: true });
+      await this.init();
+      return undefined;
+    }
   }
 
-  /** "<ref> <oid> <peeled>" lines of the remote-tracking branches and tags. */
+  /**
+   * "<ref> <oid> <peeled>" lines of the remote-tracking branches and tags, git ended (and
+   * ContentTooLarge thrown) past the ref limit's lines or bytes.
+   */
   private async localRefs(): Promise<string[]> {
-    const out = await this.git([
-      "for-each-ref",
-      "--format=%(refname) %(objectname) %(*objectname)",
-      "refs/remotes/origin/",
-      "refs/tags/",
-    ]);
-    return out.stdout
-      .toString("utf8")
-      .split("\n")
-      .filter(l => l !== "");
+    const limits = limitsOf(this.network);
+    const out = await this.git(
+      [
+        "for-each-ref",
+        "--format=%(refname) %(objectname) %(*objectname)",
+        "refs/remotes/origin/",
+        "refs/tags/",
+      ],
+      {
+        cap: {
+          records: limits.maxRefs,
+          bytes: limits.maxRefs * REF_LINE_BYTES,
+          separator: 0x0a,
+          error: () => tooManyRefs(displayUrl(this.opts.url), limits),
+        },
+      },
+    );
+    return splitDecoded(out.stdout, 0x0a);
   }
 
   private async restoreRefs(before: string[]): Promise<void> {
