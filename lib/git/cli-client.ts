@@ -108,7 +108,10 @@ export class CliGitClient implements GitClient {
       );
       await bound.check();
     } catch (err) {
-      if (!bound.exceeded) throw err;
+      if (!bound.exceeded) {
+        await bound.discardTemporary();
+        throw err;
+      }
       // Refused, not half taken: the refs and packs are as they were before this fetch. The
       // bound may have killed git as it updated refs, leaving their lock files behind.
       await removeStaleLocks(this.opts.gitdir);
