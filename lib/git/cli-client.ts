@@ -126,8 +126,9 @@ export class CliGitClient implements GitClient {
     }
     const fetched = await this.refsWithinLimit();
     if (fetched === undefined) throw tooManyRefs(displayUrl(this.opts.url), limitsOf(this.network));
-    // The housekeeping the fetch would have done, now that what it brought is within bounds.
-    await this.git(["gc", "--auto", "--quiet"]);
+    // The housekeeping the fetch would have done, now that what it brought is within bounds;
+    // bounded by the total timeout too (a repack of a large cache is as long as a fetch).
+    await this.git(["gc", "--auto", "--quiet"], { timed: true });
     const refs: RefMap = new Map();
     for (const line of fetched) {
       const [local, oid, peeled] = line.split(" ");
@@ -318,6 +319,8 @@ export class CliGitClient implements GitClient {
       env?: NodeJS.ProcessEnv;
       network?: boolean;
       bare?: boolean;
+      /** A local call ended (with its process group) at the total timeout, as network calls are. */
+      timed?: boolean;
       /** Told the process (group leader of a network call) once it runs. */
       spawned?: (pid: number | undefined) => void;
       /** Past this much stdout (records ended by `separator`, NUL unless given, or bytes) git is killed and `error` thrown. */
@@ -328,22 +331,22 @@ export class CliGitClient implements GitClient {
     const pinned = o.network === true ? await this.pinnedAddresses() : [];
     const env = { ...withConfig(this.env, pinned), ...o.env };
     const { totalMs } = this.network.timeouts;
+    const timed = o.network === true || o.timed === true;
     return new Promise((resolve, reject) => {
       // Its own process group, so the total timeout also ends git-remote-http under it.
       const child = spawn("git", full, {
         env,
         stdio: ["pipe", "pipe", "pipe"],
-        detached: o.network === true,
+        detached: timed,
       });
       o.spawned?.(child.pid);
       let timedOut = false;
-      const timer =
-        o.network === true
-          ? setTimeout(() => {
-              timedOut = true;
-              killGroup(child.pid);
-            }, totalMs)
-          : undefined;
+      const timer = timed
+        ? setTimeout(() => {
+            timedOut = true;
+            killGroup(child.pid);
+          }, totalMs)
+        : undefined;
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let records = 0;
@@ -358,7 +361,7 @@ export class CliGitClient implements GitClient {
           if (records > o.cap.records || bytes > o.cap.bytes) {
             capped = true;
             out.length = 0;
-            if (o.network === true) killGroup(child.pid);
+            if (timed) killGroup(child.pid);
             else child.kill("SIGKILL");
             return;
           }
@@ -379,7 +382,9 @@ export class CliGitClient implements GitClient {
           return reject(
             new GitStoreError(
               "Timeout",
-              `git server ${displayUrl(this.opts.url)} timed out: git ${args[0]} took longer than ${totalMs} ms`,
+              o.network === true
+                ? `git server ${displayUrl(this.opts.url)} timed out: git ${args[0]} took longer than ${totalMs} ms`
+                : `git ${args[0]} on the cache of ${displayUrl(this.opts.url)} took longer than ${totalMs} ms (PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS)`,
             ),
           );
         reject(
