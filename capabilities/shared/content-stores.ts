@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -89,8 +90,15 @@ export class ContentStores {
   ): Promise<ContentStore> {
     const repo = { metadata: { namespace }, spec: { git } } as Repository;
     const config = await repositoryConfig(this.cluster, repo);
+    // One cache per namespace and identity: a commit id named as the ref is read from whatever
+    // the cache holds, so a cache shared by URL alone would let one tenant read objects another
+    // tenant's credentials fetched. Hashed: the names are the tenant's.
+    const identity = createHash("sha256")
+      .update(JSON.stringify([namespace, git.secretRef?.name ?? null]))
+      .digest("hex")
+      .slice(0, 16);
     return openContentStore(config, {
-      cacheRoot: join(this.cacheRoot, "raw"),
+      cacheRoot: join(this.cacheRoot, "raw", identity),
       log: this.log,
       namespace,
     });

@@ -86,8 +86,8 @@ export class CliGitClient implements GitClient {
   async fetch(): Promise<RefMap> {
     const refspecs = ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"];
     await removeStaleLocks(this.opts.gitdir);
-    await this.countRemoteRefs();
-    const before = await this.localRefs();
+    // Refs an earlier fetch kept under a higher limit: the cache starts again.
+    const before = (await this.refsWithinLimit()) ?? [];
     const bound = await PackBound.start(this.opts.gitdir, limitsOf(this.network));
     try {
       // unpackLimit=1: what arrives is kept as a pack file, whose growth the bound can watch;
@@ -111,7 +111,10 @@ export class CliGitClient implements GitClient {
       );
       await bound.check();
     } catch (err) {
-      if (!bound.exceeded) throw err;
+      if (!bound.exceeded) {
+        await bound.discardTemporary();
+        throw err;
+      }
       // Refused, not half taken: the refs and packs are as they were before this fetch. The
       // bound may have killed git as it updated refs, leaving their lock files behind.
       await removeStaleLocks(this.opts.gitdir);
@@ -124,10 +127,13 @@ export class CliGitClient implements GitClient {
     } finally {
       bound.stop();
     }
-    // The housekeeping the fetch would have done, now that what it brought is within bounds.
-    await this.git(["gc", "--auto", "--quiet"]);
+    const fetched = await this.refsWithinLimit();
+    if (fetched === undefined) throw tooManyRefs(displayUrl(this.opts.url), limitsOf(this.network));
+    // The housekeeping the fetch would have done, now that what it brought is within bounds;
+    // bounded by the total timeout too (a repack of a large cache is as long as a fetch).
+    await this.git(["gc", "--auto", "--quiet"], { timed: true });
     const refs: RefMap = new Map();
-    for (const line of await this.localRefs()) {
+    for (const line of fetched) {
       const [local, oid, peeled] = line.split(" ");
       if (!local || !oid) continue;
       const remote = local.startsWith("refs/remotes/origin/")
@@ -140,34 +146,46 @@ export class CliGitClient implements GitClient {
   }
 
   /**
-   * Lists the remote's refs within the ref limit before git fetch takes them all (a fetch's
-   * own output names none): git is ended once it printed more lines or bytes than allowed.
+   * The cache's refs, or undefined when they are over the ref limit: the cache holds refs it may
+   * not keep, so it is emptied and started again (the next fetch takes the repository anew). The
+   * limit is checked on what a fetch took, not on a listing of its own: a server may advertise a
+   * short list to that and a flood to the fetch.
    */
-  private async countRemoteRefs(): Promise<void> {
-    const limits = limitsOf(this.network);
-    await this.git(["ls-remote", "--heads", "--tags", this.opts.url], {
-      network: true,
-      cap: {
-        records: limits.maxRefs,
-        bytes: limits.maxRefs * REF_LINE_BYTES,
-        separator: 0x0a,
-        error: () => tooManyRefs(displayUrl(this.opts.url), limits),
-      },
-    });
+  private async refsWithinLimit(): Promise<string[] | undefined> {
+    try {
+      return await this.localRefs();
+    } catch (err) {
+      if (!(err instanceof GitStoreError) || err.code !== "ContentTooLarge") throw err;
+      this.reader.close();
+      await rm(this.opts.gitdir, { recursive: true, force: true });
+      await this.init();
+      return undefined;
+    }
   }
 
-  /** "<ref> <oid> <peeled>" lines of the remote-tracking branches and tags. */
+  /**
+   * "<ref> <oid> <peeled>" lines of the remote-tracking branches and tags, git ended (and
+   * ContentTooLarge thrown) past the ref limit's lines or bytes.
+   */
   private async localRefs(): Promise<string[]> {
-    const out = await this.git([
-      "for-each-ref",
-      "--format=%(refname) %(objectname) %(*objectname)",
-      "refs/remotes/origin/",
-      "refs/tags/",
-    ]);
-    return out.stdout
-      .toString("utf8")
-      .split("\n")
-      .filter(l => l !== "");
+    const limits = limitsOf(this.network);
+    const out = await this.git(
+      [
+        "for-each-ref",
+        "--format=%(refname) %(objectname) %(*objectname)",
+        "refs/remotes/origin/",
+        "refs/tags/",
+      ],
+      {
+        cap: {
+          records: limits.maxRefs,
+          bytes: limits.maxRefs * REF_LINE_BYTES,
+          separator: 0x0a,
+          error: () => tooManyRefs(displayUrl(this.opts.url), limits),
+        },
+      },
+    );
+    return splitDecoded(out.stdout, 0x0a);
   }
 
   private async restoreRefs(before: string[]): Promise<void> {
@@ -346,6 +364,8 @@ export class CliGitClient implements GitClient {
       env?: NodeJS.ProcessEnv;
       network?: boolean;
       bare?: boolean;
+      /** A local call ended (with its process group) at the total timeout, as network calls are. */
+      timed?: boolean;
       /** Told the process (group leader of a network call) once it runs. */
       spawned?: (pid: number | undefined) => void;
       /** Past this much stdout (records ended by `separator`, NUL unless given, or bytes) git is killed and `error` thrown. */
@@ -356,22 +376,22 @@ export class CliGitClient implements GitClient {
     const pinned = o.network === true ? await this.pinnedAddresses() : [];
     const env = { ...withConfig(this.env, pinned), ...o.env };
     const { totalMs } = this.network.timeouts;
+    const timed = o.network === true || o.timed === true;
     return new Promise((resolve, reject) => {
       // Its own process group, so the total timeout also ends git-remote-http under it.
       const child = spawn("git", full, {
         env,
         stdio: ["pipe", "pipe", "pipe"],
-        detached: o.network === true,
+        detached: timed,
       });
       o.spawned?.(child.pid);
       let timedOut = false;
-      const timer =
-        o.network === true
-          ? setTimeout(() => {
-              timedOut = true;
-              killGroup(child.pid);
-            }, totalMs)
-          : undefined;
+      const timer = timed
+        ? setTimeout(() => {
+            timedOut = true;
+            killGroup(child.pid);
+          }, totalMs)
+        : undefined;
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let records = 0;
@@ -386,7 +406,7 @@ export class CliGitClient implements GitClient {
           if (records > o.cap.records || bytes > o.cap.bytes) {
             capped = true;
             out.length = 0;
-            if (o.network === true) killGroup(child.pid);
+            if (timed) killGroup(child.pid);
             else child.kill("SIGKILL");
             return;
           }
@@ -407,7 +427,9 @@ export class CliGitClient implements GitClient {
           return reject(
             new GitStoreError(
               "Timeout",
-              `git server ${displayUrl(this.opts.url)} timed out: git ${args[0]} took longer than ${totalMs} ms`,
+              o.network === true
+                ? `git server ${displayUrl(this.opts.url)} timed out: git ${args[0]} took longer than ${totalMs} ms`
+                : `git ${args[0]} on the cache of ${displayUrl(this.opts.url)} took longer than ${totalMs} ms (PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS)`,
             ),
           );
         reject(

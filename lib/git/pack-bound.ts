@@ -2,7 +2,8 @@
 // receive.maxInputSize, for a push it receives): with fetch.unpackLimit=1 everything a fetch
 // downloads is written to one pack file in objects/pack, so the bound watches that folder while
 // git runs (ending git's process group once it is over) and measures the result when git is
-// done. Over the limit, the caller restores its refs and discard() removes the new packs.
+// done. Over the limit, the caller restores its refs and discard() removes the new packs; after
+// any other failure discardTemporary() removes the half-written ones.
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { overLimit, type GitContentLimits } from "./content-limits";
@@ -53,6 +54,16 @@ export class PackBound {
 
   async discard(): Promise<void> {
     for (const name of await this.added()) await rm(join(this.dir, name), { force: true });
+  }
+
+  /**
+   * After a fetch that failed (timed out, killed, cut short): removes the temporary files it left
+   * (tmp_pack_*, tmp_idx_*), which git never finishes or removes and the disk bound never sees.
+   * A pack it completed stays, its objects good.
+   */
+  async discardTemporary(): Promise<void> {
+    for (const name of await this.added())
+      if (name.startsWith("tmp_")) await rm(join(this.dir, name), { force: true });
   }
 
   private async over(): Promise<boolean> {

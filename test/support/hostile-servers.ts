@@ -126,3 +126,57 @@ export function startRedirectServer(target: string, host = "127.0.0.1"): Promise
     res.end();
   });
 }
+
+/**
+ * Forwards every request to `target` (a real git server) and passes on only the first
+ * `cutAfter` bytes of a fetch's pack answer (POST git-upload-pack), then cuts the connection:
+ * a fetch that ends in an early EOF, its pack half written.
+ */
+export async function startCuttingProxy(
+  target: string,
+  cutAfter: number,
+  host = "127.0.0.1",
+): Promise<HostileServer> {
+  const seen: SeenRequest[] = [];
+  const to = new URL(target);
+  const server = http.createServer((req, res) => {
+    seen.push({ method: req.method ?? "", path: req.url ?? "" });
+    const upstream = http.request(
+      {
+        host: to.hostname,
+        port: to.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: to.host },
+      },
+      answer => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        const cut = req.method === "POST" && (req.url ?? "").endsWith("/git-upload-pack");
+        let sent = 0;
+        answer.on("data", (chunk: Buffer) => {
+          if (!cut) return res.write(chunk);
+          if (sent >= cutAfter) return;
+          res.write(chunk.subarray(0, cutAfter - sent));
+          sent += chunk.length;
+          if (sent >= cutAfter) {
+            answer.destroy();
+            res.socket?.destroy();
+          }
+        });
+        answer.on("end", () => res.end());
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  const port = await listen(server, host);
+  return {
+    url: `http://${host}:${port}`,
+    seen,
+    close: () =>
+      new Promise(resolve => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

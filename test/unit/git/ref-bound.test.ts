@@ -75,3 +75,24 @@ describe.each(CLIENTS)("a repository advertising more refs than allowed (%s)", c
     await expect(store.open()).resolves.toMatch(/^[0-9a-f]{40}$/);
   });
 });
+
+// The CLI checks the limit on the refs its fetch took (a listing of its own could be answered
+// with fewer refs than the fetch): refs kept under a higher limit are not kept under a lower one.
+describe("a CLI cache holding more refs than the limit allows", () => {
+  it("is emptied and the fetch refused as ContentTooLarge", async () => {
+    const cacheRoot = await fx.cacheRoot();
+    const open = (maxRefs: number) =>
+      track(new GitContentStore({ url }, { cacheRoot, client: "cli", network: network(maxRefs) }));
+    const wide = open(TAGS + 5);
+    await wide.open();
+    const tagsIn = async () =>
+      (await git(wide.cacheDir, "for-each-ref", "refs/tags/")).split("\n").filter(Boolean).length;
+    expect(await tagsIn()).toBe(TAGS);
+    const error = await open(10)
+      .open()
+      .catch(e => e);
+    expect(isGitStoreError(error, "ContentTooLarge")).toBe(true);
+    expect(error.message).toMatch(/PORCH_PEPR_GIT_MAX_REFS\)$/);
+    expect(await tagsIn()).toBe(0);
+  });
+});
