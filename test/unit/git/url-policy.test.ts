@@ -237,6 +237,7 @@ describe("configuration", () => {
       maxObjectBytes: 16 * 1024 * 1024,
       maxInflatedBytes: 512 * 1024 * 1024,
       maxRevisions: 10_000,
+      maxRefs: 50_000,
     });
     expect(
       gitNetworkFromEnv({
@@ -246,6 +247,7 @@ describe("configuration", () => {
         PORCH_PEPR_GIT_MAX_FETCH_BYTES: "x",
         PORCH_PEPR_GIT_MAX_INFLATED_BYTES: "30",
         PORCH_PEPR_REPOSITORY_MAX_REVISIONS: "50",
+        PORCH_PEPR_GIT_MAX_REFS: "60",
       }).limits,
     ).toEqual({
       maxFileBytes: 10,
@@ -256,6 +258,7 @@ describe("configuration", () => {
       maxObjectBytes: 16 * 1024 * 1024,
       maxInflatedBytes: 30,
       maxRevisions: 50,
+      maxRefs: 60,
     });
   });
 });
