@@ -18,6 +18,7 @@ import {
   type RenderStep,
   type Stage,
 } from "./pipeline";
+import { DEFAULT_RENDER_LIMITS, tooManyFunctionsProblem, type RenderLimits } from "./render-limits";
 import { newResultList, type FunctionResultList } from "./results";
 import { createFunctionRuntime, type FunctionRuntime } from "./runtime";
 import type { PackageFiles, PipelineFunction } from "./types";
@@ -26,11 +27,15 @@ import { writePackageFiles } from "./write";
 export interface RenderOptions {
   /** How functions run; default: the built-in defaults of the function catalog only. */
   runtime?: FunctionRuntime;
+  /** The render's own bounds; default DEFAULT_RENDER_LIMITS. */
+  limits?: RenderLimits;
+  /** The clock of the render's deadline, in milliseconds; default performance.now. */
+  now?: () => number;
 }
 
 export interface RenderFailure {
   message: string;
-  /** A condition reason: InvalidKptfile, ExecDenied, FunctionUnavailable or RenderFailed. */
+  /** A condition reason: InvalidKptfile, ExecDenied, FunctionUnavailable, a bound's, RenderFailed. */
   reason: RenderFailureReason;
   /** Package directory whose pipeline failed ("" = root). */
   package: string;
@@ -71,11 +76,16 @@ export async function renderPackage(
     };
   }
   const live = new Set<RenderItem>(loaded.items);
+  const now = options.now ?? (() => performance.now());
   const ctx: PipelineContext = {
     runtime: options.runtime ?? createFunctionRuntime(),
     files,
     resultList: results,
     steps,
+    limits: options.limits ?? DEFAULT_RENDER_LIMITS,
+    functions: 0,
+    now,
+    started: now(),
     replace(before, after) {
       for (const item of before) live.delete(item);
       for (const item of after) live.add(item);
@@ -118,6 +128,17 @@ async function hydrate(
       );
     throw error;
   }
+  ctx.functions += pipeline.mutators.length + pipeline.validators.length;
+  const tooMany = tooManyFunctionsProblem(ctx.functions, ctx.limits.maxFunctions);
+  if (tooMany)
+    throw new RenderError(
+      `package ${JSON.stringify(pkg.dir || ".")}: ${tooMany}`,
+      pkg.dir,
+      undefined,
+      undefined,
+      undefined,
+      "TooManyFunctions",
+    );
   const input: RenderItem[] = [];
   for (const child of pkg.children) input.push(...(await hydrate(ctx, loaded, child)));
   input.push(...loaded.items.filter(item => owningPackage(loaded.root, item.path) === pkg));
