@@ -23,7 +23,8 @@ export interface RenderLimits {
  */
 export const DEFAULT_RENDER_LIMITS: RenderLimits = { maxFunctions: 50, timeoutMs: 5 * 60_000 };
 
-const MAX_FUNCTIONS_CEILING = 1000;
+// Each function run is an entry of the render's results in the PackageRevisionResources status.
+const MAX_FUNCTIONS_CEILING = 200;
 
 export interface RenderLimitSettings {
   limits: RenderLimits;

@@ -19,7 +19,7 @@ import {
   type Stage,
 } from "./pipeline";
 import { DEFAULT_RENDER_LIMITS, tooManyFunctionsProblem, type RenderLimits } from "./render-limits";
-import { newResultList, type FunctionResultList } from "./results";
+import { newResultList, noteDroppedResults, type FunctionResultList } from "./results";
 import { createFunctionRuntime, type FunctionRuntime } from "./runtime";
 import type { PackageFiles, PipelineFunction } from "./types";
 import { writePackageFiles } from "./write";
@@ -98,6 +98,7 @@ export async function renderPackage(
     error = toFailure(caught);
     results.exitCode = 1;
   }
+  noteDroppedResults(results);
   try {
     return { ok: !error, files: writePackageFiles(files, loaded, live), results, steps, error };
   } catch (caught) {
@@ -145,10 +146,17 @@ async function hydrate(
   return runPipeline(ctx, pkg, pipeline, input);
 }
 
+/** A failure's message joins every error result: it goes to renderStatus and a condition. */
+const MAX_FAILURE_MESSAGE_CHARS = 4096;
+
 function toFailure(error: unknown): RenderFailure {
   if (error instanceof RenderError) {
+    const { message } = error;
     return {
-      message: error.message,
+      message:
+        message.length <= MAX_FAILURE_MESSAGE_CHARS
+          ? message
+          : `${message.slice(0, MAX_FAILURE_MESSAGE_CHARS)}… (${message.length - MAX_FAILURE_MESSAGE_CHARS} characters dropped)`,
       reason: error.reason,
       package: error.packageDir,
       stage: error.stage,
