@@ -5,6 +5,7 @@ import {
   RESULT_BOUNDS,
   type FunctionResult,
 } from "../../../lib/fn/results";
+import { createFunctionRuntime } from "../../../lib/fn/runtime";
 import { renderMutator } from "./helpers";
 
 describe("the results a render keeps", () => {
@@ -49,5 +50,26 @@ describe("the results a render keeps", () => {
     expect(JSON.stringify(list).length).toBeLessThan(RESULT_BOUNDS.maxBytes + 16 * 1024);
     const note = list.items[19].results?.at(-1)?.message;
     expect(note).toMatch(/^\d+ more result items were not kept and \d+ texts were cut/);
+  });
+
+  it("cuts the failure message, which joins every error result, to 4,096 characters", async () => {
+    const runtime = createFunctionRuntime({
+      builtins: {
+        "many-errors": () => ({
+          items: [],
+          results: Array.from({ length: 500 }, (_, i) => ({
+            message: `error ${i} ${"e".repeat(100)}`,
+            severity: "error" as const,
+          })),
+        }),
+      },
+    });
+    const out = await renderMutator("image: many-errors", {}, { runtime });
+    expect(out.error?.reason).toBe("RenderFailed");
+    expect(out.error?.message).toMatch(
+      /^package "\.": mutator 0 \(many-errors, runtime builtin\): error 0 e+; error 1 /,
+    );
+    expect(out.error?.message).toMatch(/… \(\d+ characters dropped\)$/);
+    expect(out.error?.message.length).toBeLessThan(4096 + 40);
   });
 });
