@@ -11,6 +11,7 @@ import {
   type Repository,
 } from "../crd-types";
 import type { Slots } from "../lib/controller/concurrency";
+import type { RenderLimits } from "../lib/fn/render-limits";
 import { WatchCache } from "../lib/controller/watch-cache";
 import type { CatalogSource, FunctionRuntime } from "../lib/fn";
 import { MutationChecks, VariantIndex } from "../lib/package-variant";
@@ -76,6 +77,8 @@ export interface RenderSettings {
    * → the catalog generation they failed under: rendered again under a newer one.
    */
   readonly catalogFailures: Map<string, number>;
+  /** A render's own bounds (lib/fn/render-limits.ts); the defaults when absent. */
+  readonly limits?: RenderLimits;
 }
 
 /**

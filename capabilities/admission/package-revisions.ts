@@ -3,6 +3,7 @@ import { PackageRevision, PackageRevisionKind, PackageRevisionResources } from "
 import { errorMessage } from "../../lib/errors";
 import { gitUrlPolicyFromEnv } from "../../lib/git/url-policy";
 import { gitContentLimitsFromEnv } from "../../lib/git/content-limits";
+import { renderLimitsFromEnv } from "../../lib/fn/render-limits";
 import {
   AdmissionContext,
   approvalProblem,
@@ -136,6 +137,7 @@ export async function validateResourcesRequest(
       ctx.render.catalog.current(),
       // The watcher's settings: both processes get the module's environment.
       gitContentLimitsFromEnv(process.env),
+      renderLimitsFromEnv(process.env).limits.maxFunctions,
     );
     if (problems.length === 0) problems.push(...(await policyFilesProblems(ctx, req, owner)));
     return answer(req, problems);

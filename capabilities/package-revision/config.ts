@@ -9,6 +9,7 @@ import type { Cluster } from "../../lib/cluster/port";
 import type { Logger, RenderSettings } from "../context";
 import { createFunctionRuntime } from "../../lib/fn";
 import { builtinPoolSettings } from "../../lib/fn/builtin-pool";
+import { renderLimitsFromEnv } from "../../lib/fn/render-limits";
 import { functionCatalog } from "../shared/function-catalog";
 import { createPodRuntime } from "../shared/function-pods/runtime";
 
@@ -23,6 +24,10 @@ for (const warning of shares.warnings) Log.warn(warning);
 /** The heap the built-in function workers may hold together. */
 export const builtinPool = builtinPoolSettings(process.env);
 for (const warning of builtinPool.warnings) Log.warn(warning);
+
+/** How many functions a render's Kptfiles may list, and how long it may take. */
+export const renderLimits = renderLimitsFromEnv(process.env);
+for (const warning of renderLimits.warnings) Log.warn(warning);
 
 /**
  * Operator settings for rendering, from the environment of the controller process. Functions
@@ -47,5 +52,6 @@ export function renderSettings(cluster: Cluster, log: Logger): RenderSettings {
     }),
     catalog: functionCatalog,
     catalogFailures: new Map(),
+    limits: renderLimits.limits,
   };
 }

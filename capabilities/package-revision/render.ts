@@ -50,7 +50,10 @@ export async function renderFiles(
   files: Record<string, string>,
 ): Promise<RenderedPackage> {
   const generation = ctx.render.catalog.current().generation;
-  const out = await renderPackage(files, { runtime: ctx.render.runtime });
+  const out = await renderPackage(files, {
+    runtime: ctx.render.runtime,
+    limits: ctx.render.limits,
+  });
   const reason = out.error?.reason;
   if (reason && CATALOG_FAILURE_REASONS.includes(reason))
     ctx.render.catalogFailures.set(keyOf(pr), generation);

@@ -2,6 +2,7 @@
 // package's resources (its own plus its subpackages' rendered ones), as kpt's runPipeline.
 import { krmMeta } from "../krm/documents";
 import { FUNCTION_BOUNDS, type FunctionBound } from "./bounds";
+import { RENDER_TIMEOUT_VARIABLE, type RenderBound, type RenderLimits } from "./render-limits";
 import { fileNameProblem, printableName } from "../packages/file-names";
 import { describeFunction } from "./kptfile";
 import { joinPath, relativeTo, type PackageNode, type RenderItem } from "./package-tree";
@@ -40,6 +41,7 @@ export type RenderFailureReason =
   | "ExecDenied"
   | "FunctionUnavailable"
   | FunctionBound
+  | RenderBound
   | "RenderFailed";
 
 /** The render failures a change of the function catalog may heal. */
@@ -68,6 +70,13 @@ export interface PipelineContext {
   files: PackageFiles;
   resultList: FunctionResultList;
   steps: RenderStep[];
+  limits: RenderLimits;
+  /** Functions the Kptfiles read so far list together. */
+  functions: number;
+  /** Milliseconds since some fixed point, performance.now() outside tests. */
+  now(): number;
+  /** When the render started, by now(). */
+  started: number;
   /** Called after every successful mutator so partial output is available on failure. */
   replace(before: readonly RenderItem[], after: readonly RenderItem[]): void;
 }
@@ -116,6 +125,12 @@ async function runFunction(
       fn,
       code,
     );
+  const elapsed = ctx.now() - ctx.started;
+  if (elapsed > ctx.limits.timeoutMs)
+    throw fail(
+      `the render has run for ${Math.round(elapsed)} ms, more than ${ctx.limits.timeoutMs} ms (${RENDER_TIMEOUT_VARIABLE})`,
+      "RenderTimeout",
+    );
   let runner: FunctionRunner;
   let functionConfig;
   try {
@@ -129,9 +144,9 @@ async function runFunction(
     path: relativeTo(pkg.dir, item.path),
     index: item.index,
   }));
-  const started = performance.now();
+  const started = ctx.now();
   const response = await runner.run({ items, functionConfig });
-  const durationMs = Math.round(performance.now() - started);
+  const durationMs = Math.round(ctx.now() - started);
   const { runtime } = runner;
   const result: FunctionResult = fn.exec
     ? { exec: fn.exec, runtime, durationMs, exitCode: response.exitCode }

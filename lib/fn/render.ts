@@ -18,7 +18,8 @@ import {
   type RenderStep,
   type Stage,
 } from "./pipeline";
-import { newResultList, type FunctionResultList } from "./results";
+import { DEFAULT_RENDER_LIMITS, tooManyFunctionsProblem, type RenderLimits } from "./render-limits";
+import { newResultList, noteDroppedResults, type FunctionResultList } from "./results";
 import { createFunctionRuntime, type FunctionRuntime } from "./runtime";
 import type { PackageFiles, PipelineFunction } from "./types";
 import { writePackageFiles } from "./write";
@@ -26,11 +27,15 @@ import { writePackageFiles } from "./write";
 export interface RenderOptions {
   /** How functions run; default: the built-in defaults of the function catalog only. */
   runtime?: FunctionRuntime;
+  /** The render's own bounds; default DEFAULT_RENDER_LIMITS. */
+  limits?: RenderLimits;
+  /** The clock of the render's deadline, in milliseconds; default performance.now. */
+  now?: () => number;
 }
 
 export interface RenderFailure {
   message: string;
-  /** A condition reason: InvalidKptfile, ExecDenied, FunctionUnavailable or RenderFailed. */
+  /** A condition reason: InvalidKptfile, ExecDenied, FunctionUnavailable, a bound's, RenderFailed. */
   reason: RenderFailureReason;
   /** Package directory whose pipeline failed ("" = root). */
   package: string;
@@ -71,11 +76,16 @@ export async function renderPackage(
     };
   }
   const live = new Set<RenderItem>(loaded.items);
+  const now = options.now ?? (() => performance.now());
   const ctx: PipelineContext = {
     runtime: options.runtime ?? createFunctionRuntime(),
     files,
     resultList: results,
     steps,
+    limits: options.limits ?? DEFAULT_RENDER_LIMITS,
+    functions: 0,
+    now,
+    started: now(),
     replace(before, after) {
       for (const item of before) live.delete(item);
       for (const item of after) live.add(item);
@@ -88,6 +98,7 @@ export async function renderPackage(
     error = toFailure(caught);
     results.exitCode = 1;
   }
+  noteDroppedResults(results);
   try {
     return { ok: !error, files: writePackageFiles(files, loaded, live), results, steps, error };
   } catch (caught) {
@@ -118,16 +129,34 @@ async function hydrate(
       );
     throw error;
   }
+  ctx.functions += pipeline.mutators.length + pipeline.validators.length;
+  const tooMany = tooManyFunctionsProblem(ctx.functions, ctx.limits.maxFunctions);
+  if (tooMany)
+    throw new RenderError(
+      `package ${JSON.stringify(pkg.dir || ".")}: ${tooMany}`,
+      pkg.dir,
+      undefined,
+      undefined,
+      undefined,
+      "TooManyFunctions",
+    );
   const input: RenderItem[] = [];
   for (const child of pkg.children) input.push(...(await hydrate(ctx, loaded, child)));
   input.push(...loaded.items.filter(item => owningPackage(loaded.root, item.path) === pkg));
   return runPipeline(ctx, pkg, pipeline, input);
 }
 
+/** A failure's message joins every error result: it goes to renderStatus and a condition. */
+const MAX_FAILURE_MESSAGE_CHARS = 4096;
+
 function toFailure(error: unknown): RenderFailure {
   if (error instanceof RenderError) {
+    const { message } = error;
     return {
-      message: error.message,
+      message:
+        message.length <= MAX_FAILURE_MESSAGE_CHARS
+          ? message
+          : `${message.slice(0, MAX_FAILURE_MESSAGE_CHARS)}… (${message.length - MAX_FAILURE_MESSAGE_CHARS} characters dropped)`,
       reason: error.reason,
       package: error.packageDir,
       stage: error.stage,

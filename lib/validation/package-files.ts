@@ -3,11 +3,12 @@ import { isKptfilePath } from "../kpt/kptfile-name";
 import { fileNamesProblem, printableName } from "../packages/file-names";
 import { packageSizeProblems } from "../packages/content-readiness";
 import { DEFAULT_CONTENT_LIMITS, type GitContentLimits } from "../git/content-limits";
+import { DEFAULT_RENDER_LIMITS, tooManyFunctionsProblem } from "../fn/render-limits";
 
 /**
  * What a package's files may not hold, for admission and the controller alike: unsafe file
- * names, more than the git content limits (the sizes a package read from git may have), and
- * Kptfile pipelines naming an `exec` function the function catalog does not run. A Kptfile that
+ * names, more than the git content limits (the sizes a package read from git may have), Kptfile
+ * pipelines listing more functions together than a render runs (`maxFunctions`), and ones naming an `exec` function the function catalog does not run. A Kptfile that
  * does not parse is left to the render, which reports it (reason InvalidKptfile).
  */
 export function packageFilesProblems(
@@ -15,8 +16,10 @@ export function packageFilesProblems(
   field: string,
   catalog: CatalogView = DEFAULT_CATALOG_VIEW,
   limits: GitContentLimits = DEFAULT_CONTENT_LIMITS,
+  maxFunctions: number = DEFAULT_RENDER_LIMITS.maxFunctions,
 ): string[] {
   const problems: string[] = [];
+  let functions = 0;
   const names = fileNamesProblem(Object.keys(files), field);
   if (names) problems.push(names);
   problems.push(...packageSizeProblems(files, field, limits));
@@ -28,6 +31,7 @@ export function packageFilesProblems(
     } catch {
       continue;
     }
+    functions += pipeline.mutators.length + pipeline.validators.length;
     for (const stage of ["mutators", "validators"] as const) {
       pipeline[stage].forEach((fn, i) => {
         const denial = fn.exec ? execDenial(catalog, fn.exec) : undefined;
@@ -36,5 +40,7 @@ export function packageFilesProblems(
       });
     }
   }
+  const tooMany = tooManyFunctionsProblem(functions, maxFunctions);
+  if (tooMany) problems.push(`${field}: ${tooMany}`);
   return problems;
 }

@@ -123,6 +123,7 @@ export function validatePackageRevisionResources(
   ctx: AdmissionContext,
   catalog: CatalogView = DEFAULT_CATALOG_VIEW,
   limits: GitContentLimits = DEFAULT_CONTENT_LIMITS,
+  maxFunctions?: number,
 ): string[] {
   if (ctx.byOperator) return [];
   if (old && isDeepStrictEqual(old.spec?.resources, prr.spec?.resources)) return [];
@@ -138,5 +139,11 @@ export function validatePackageRevisionResources(
       "spec.resources: cannot update a package revision with lifecycle value Proposed; package must be Draft (move it back to Draft to edit it)",
     ];
   }
-  return packageFilesProblems(prr.spec?.resources ?? {}, "spec.resources", catalog, limits);
+  return packageFilesProblems(
+    prr.spec?.resources ?? {},
+    "spec.resources",
+    catalog,
+    limits,
+    maxFunctions,
+  );
 }

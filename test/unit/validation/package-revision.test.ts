@@ -289,4 +289,21 @@ describe("validatePackageRevisionResources", () => {
       `spec.resources["sub/Kptfile"] pipeline.mutators[0]: exec function "/bin/sh" is not allowed: the function catalog has no entry for it (ask the administrator)`,
     ]);
   });
+
+  it("refuses Kptfiles listing more functions together than the render runs", () => {
+    const labels = (n: number): string =>
+      `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  mutators:\n${"    - image: set-labels\n".repeat(n)}`;
+    const files = { Kptfile: labels(30), "sub/Kptfile": labels(21) };
+    expect(validatePackageRevisionResources(prr(files), prr({}), "Draft", user("UPDATE"))).toEqual([
+      "spec.resources: its Kptfile pipelines list 51 functions together, more than 50 (PORCH_PEPR_PIPELINE_MAX_FUNCTIONS)",
+    ]);
+    expect(
+      validatePackageRevisionResources(
+        prr({ ...files, "sub/Kptfile": labels(20) }),
+        prr({}),
+        "Draft",
+        user("UPDATE"),
+      ),
+    ).toEqual([]);
+  });
 });
