@@ -1582,8 +1582,9 @@ export const crdManifests: readonly CrdManifest[] = [
                     }
                   },
                   "injectors": {
-                    "description": "Ordered list of in-cluster objects to inject into the package. Resources in the\nupstream package annotated `kpt.dev/config-injection: required` or `optional` are\ninjection points. For each point, the injectors are tried in order; the first\none naming an existing object (same namespace as this PackageVariant, same\ngroup/version/kind as the point) wins, and its `spec` (or `data` for a ConfigMap)\nreplaces the point's. The outcome is recorded as a Kptfile condition\n`config.injection.<Kind>.<name>`; required points also become readiness gates.",
+                    "description": "Ordered list of in-cluster objects to inject into the package. Resources in the\nupstream package annotated `kpt.dev/config-injection: required` or `optional` are\ninjection points. For each point, the injectors are tried in order; the first\none naming an existing object (same namespace as this PackageVariant, same\ngroup/version/kind as the point) wins, and its `spec` (or `data` for a ConfigMap)\nreplaces the point's. The outcome is recorded as a Kptfile condition\n`config.injection.<Kind>.<name>`; required points also become readiness gates.\nAt most 100 injectors.",
                     "type": "array",
+                    "maxItems": 100,
                     "items": {
                       "description": "Selects one in-cluster object by name, optionally restricted to a group, version and kind.",
                       "type": "object",
@@ -2018,8 +2019,9 @@ export const crdManifests: readonly CrdManifest[] = [
                       "type": "object",
                       "properties": {
                         "repositories": {
-                          "description": "Explicit list of downstream repositories. Each yields one PackageVariant per\npackage name, e.g. `[{name: cluster-01}, {name: cluster-02, packageNames:\n[ns-1, ns-2]}]` yields cluster-01/<upstream package>, cluster-02/ns-1 and\ncluster-02/ns-2.",
+                          "description": "Explicit list of downstream repositories. Each yields one PackageVariant per\npackage name, e.g. `[{name: cluster-01}, {name: cluster-02, packageNames:\n[ns-1, ns-2]}]` yields cluster-01/<upstream package>, cluster-02/ns-1 and\ncluster-02/ns-2. At most 1000 entries.",
                           "type": "array",
+                          "maxItems": 1000,
                           "items": {
                             "description": "One downstream repository and the package names to create in it.",
                             "type": "object",
@@ -2032,8 +2034,9 @@ export const crdManifests: readonly CrdManifest[] = [
                                 "type": "string"
                               },
                               "packageNames": {
-                                "description": "Downstream package names to create in this repository, one PackageVariant each, e.g. `[ns-1, ns-2]`. Default is one package named like the upstream package.",
+                                "description": "Downstream package names to create in this repository, one PackageVariant each, e.g. `[ns-1, ns-2]`. Default is one package named like the upstream package. At most 1000.",
                                 "type": "array",
+                                "maxItems": 1000,
                                 "items": {
                                   "type": "string"
                                 }
@@ -2088,8 +2091,9 @@ export const crdManifests: readonly CrdManifest[] = [
                               }
                             },
                             "packageNames": {
-                              "description": "Downstream package names to create in each selected repository, one PackageVariant each, e.g. `[foo-a, foo-b]`. Default is one package named like the upstream package.",
+                              "description": "Downstream package names to create in each selected repository, one PackageVariant each, e.g. `[foo-a, foo-b]`. Default is one package named like the upstream package. At most 1000.",
                               "type": "array",
+                              "maxItems": 1000,
                               "items": {
                                 "type": "string"
                               }
@@ -2155,8 +2159,9 @@ export const crdManifests: readonly CrdManifest[] = [
                               }
                             },
                             "packageNames": {
-                              "description": "Downstream package names to create in each selected repository, one PackageVariant each, e.g. `[foo-a, foo-b]`. Default is one package named like the upstream package.",
+                              "description": "Downstream package names to create in each selected repository, one PackageVariant each, e.g. `[foo-a, foo-b]`. Default is one package named like the upstream package. At most 1000.",
                               "type": "array",
+                              "maxItems": 1000,
                               "items": {
                                 "type": "string"
                               }
@@ -2609,8 +2614,9 @@ export const crdManifests: readonly CrdManifest[] = [
                               }
                             },
                             "injectors": {
-                              "description": "spec.injectors of the generated PackageVariants, in order (see PackageVariant spec.injectors).",
+                              "description": "spec.injectors of the generated PackageVariants, in order (see PackageVariant spec.injectors). At most 100.",
                               "type": "array",
+                              "maxItems": 100,
                               "items": {
                                 "description": "Selects one in-cluster object to inject. Set exactly one of name and nameExpr.",
                                 "type": "object",

@@ -74,6 +74,7 @@ export interface Spec {
    * group/version/kind as the point) wins, and its `spec` (or `data` for a ConfigMap)
    * replaces the point's. The outcome is recorded as a Kptfile condition
    * `config.injection.<Kind>.<name>`; required points also become readiness gates.
+   * At most 100 injectors.
    */
   injectors?: Injector[];
   /**

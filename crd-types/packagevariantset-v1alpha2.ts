@@ -268,7 +268,7 @@ export interface SpecTarget {
    * Explicit list of downstream repositories. Each yields one PackageVariant per
    * package name, e.g. `[{name: cluster-01}, {name: cluster-02, packageNames:
    * [ns-1, ns-2]}]` yields cluster-01/<upstream package>, cluster-02/ns-1 and
-   * cluster-02/ns-2.
+   * cluster-02/ns-2. At most 1000 entries.
    */
   repositories?: Repository[];
   /**
@@ -321,7 +321,8 @@ export interface ObjectSelector {
   name?: string;
   /**
    * Downstream package names to create in each selected repository, one PackageVariant each,
-   * e.g. `[foo-a, foo-b]`. Default is one package named like the upstream package.
+   * e.g. `[foo-a, foo-b]`. Default is one package named like the upstream package. At most
+   * 1000.
    */
   packageNames?: string[];
 }
@@ -355,7 +356,7 @@ export interface Repository {
   name: string;
   /**
    * Downstream package names to create in this repository, one PackageVariant each, e.g.
-   * `[ns-1, ns-2]`. Default is one package named like the upstream package.
+   * `[ns-1, ns-2]`. Default is one package named like the upstream package. At most 1000.
    */
   packageNames?: string[];
 }
@@ -377,7 +378,8 @@ export interface RepositorySelector {
   matchLabels?: { [key: string]: string };
   /**
    * Downstream package names to create in each selected repository, one PackageVariant each,
-   * e.g. `[foo-a, foo-b]`. Default is one package named like the upstream package.
+   * e.g. `[foo-a, foo-b]`. Default is one package named like the upstream package. At most
+   * 1000.
    */
   packageNames?: string[];
 }
@@ -441,7 +443,7 @@ export interface Template {
   downstream?: Downstream;
   /**
    * spec.injectors of the generated PackageVariants, in order (see PackageVariant
-   * spec.injectors).
+   * spec.injectors). At most 100.
    */
   injectors?: Injector[];
   /**

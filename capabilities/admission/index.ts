@@ -14,7 +14,11 @@ import {
   validatePackageVariant,
   validatePackageVariantSet,
 } from "../../lib/validation";
-import { planSpecProblems } from "../../lib/package-variant-set";
+import {
+  listedTargetProblems,
+  planSpecProblems,
+  setTargetLimitFromEnv,
+} from "../../lib/package-variant-set";
 import { readableKindPolicy } from "../shared/readable-kinds";
 import { operator } from "../operator";
 import { policyGrantProblems, stampPolicyGrants } from "./approval-policy";
@@ -78,6 +82,7 @@ When(PackageVariantSet)
       const policy = await readableKindPolicy(operator);
       const problems = [
         ...validatePackageVariantSet(spec),
+        ...listedTargetProblems(spec, setTargetLimitFromEnv(process.env).maxTargets),
         ...planSpecProblems(spec),
         ...packageVariantSetKindProblems(spec, policy),
       ];

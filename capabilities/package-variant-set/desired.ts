@@ -9,11 +9,13 @@ import {
   renderPackageVariantSpec,
   TargetContext,
   TemplateError,
+  tooManyTargetsProblem,
 } from "../../lib/package-variant-set";
 import { selectUpstream, upstreamNotFoundMessage } from "../../lib/packages/upstream";
 import { packageVariantSetKindProblems, validatePackageVariantSet } from "../../lib/validation";
 import type { OperatorContext } from "../context";
 import { readableKindPolicy } from "../shared/readable-kinds";
+import { setTargetLimit } from "./config";
 import { emptyOutcome, SetOutcome, stall } from "./status";
 import { unrollTargets } from "./targets";
 
@@ -113,6 +115,12 @@ export async function computeDesiredSet(
   }
   const targets = await unrollTargets(ctx, set);
   outcome.emptyTargets = targets.empty;
+  const tooMany = tooManyTargetsProblem(targets.contexts.length, setTargetLimit.maxTargets);
+  if (tooMany) {
+    // Nothing planned: no variant created, none of the existing ones deleted.
+    stall(outcome, "TooManyTargets", tooMany);
+    return { outcome, plannable: false, complete: false };
+  }
   renderTargets(
     set,
     upstream,

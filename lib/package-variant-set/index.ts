@@ -33,3 +33,11 @@ export { planSpecProblems } from "./plan-rules";
 export { assignWave, decideRollout, failedTargetWave, REST_WAVE } from "./rollout";
 export type { RenderFailure, RolloutSpec, RolloutStatus, VariantProgress } from "./rollout";
 export { deletionLimit, guardDeletions } from "./deletion-guard";
+export {
+  listedTargetCount,
+  listedTargetProblems,
+  setTargetLimitFromEnv,
+  SET_MAX_TARGETS_VARIABLE,
+  tooManyTargetsProblem,
+} from "./target-limit";
+export type { SetTargetLimit } from "./target-limit";

@@ -1,0 +1,72 @@
+// A set may ask for at most PORCH_PEPR_SET_MAX_TARGETS PackageVariants (README “Security model”):
+// over it the set says so and plans nothing, neither creating nor deleting a variant. The limit is
+// read when the module loads, so it is set (by the first import) before the reconciler is imported.
+import "./set-target-limit.env";
+
+import { reconcilePackageVariantSet } from "../../../capabilities/package-variant-set/reconcile";
+import {
+  PackageRevision,
+  PackageRevisionKind,
+  PackageVariantKind,
+  PackageVariantSet,
+  PackageVariantSetKind,
+  RepositoryKind,
+} from "../../../crd-types";
+import { testOperator, type TestOperator } from "../../support/operator-context";
+import { current, NS, repositoryObject, seed } from "./fixtures";
+
+const upstream = { repo: "blueprints", package: "basens", revision: "1" };
+
+const published: PackageRevision = {
+  metadata: { name: "blueprints.basens.v1", namespace: NS },
+  spec: {
+    repository: "blueprints",
+    packageName: "basens",
+    workspaceName: "v1",
+    lifecycle: "Published",
+  },
+  status: { revision: 1 },
+};
+
+const conditionsOf = (obj: { status?: { conditions?: { type: string }[] } }) =>
+  Object.fromEntries((obj.status?.conditions ?? []).map(c => [c.type, c]));
+
+describe("a set over the target limit", () => {
+  let h: TestOperator;
+  beforeEach(async () => (h = await testOperator()));
+  afterEach(() => h.close());
+
+  it("stalls with TooManyTargets when its selector finds more, and keeps the variants it made", async () => {
+    h.ctx.caches.revisions.cache.upsert(await seed(h.cluster, PackageRevisionKind, published));
+    for (const name of ["c1", "c2", "c3", "c4"])
+      await seed(h.cluster, RepositoryKind, {
+        ...repositoryObject(name, `https://git.example.com/${name}.git`),
+        metadata: { name, namespace: NS, labels: { fleet: name === "c4" ? "later" : "prod" } },
+      });
+    const set = await seed(h.cluster, PackageVariantSetKind, {
+      metadata: { name: "set", namespace: NS },
+      spec: { upstream, targets: [{ repositorySelector: { matchLabels: { fleet: "prod" } } }] },
+    } as PackageVariantSet);
+    await reconcilePackageVariantSet(`${NS}/set`, h.ctx);
+    expect(await h.cluster.list(PackageVariantKind, { namespace: NS })).toHaveLength(3);
+
+    // One more repository joins the fleet: four targets, over the limit of three.
+    await h.cluster.patch(
+      RepositoryKind,
+      { namespace: NS, name: "c4" },
+      { json: [{ op: "replace", path: "/metadata/labels/fleet", value: "prod" }] },
+    );
+    await reconcilePackageVariantSet(`${NS}/set`, h.ctx);
+
+    const conditions = conditionsOf(await current(h.cluster, PackageVariantSetKind, set));
+    expect(conditions.Stalled).toMatchObject({
+      status: "True",
+      reason: "TooManyTargets",
+      message:
+        "spec.targets yield 4 PackageVariants, more than 3 (PORCH_PEPR_SET_MAX_TARGETS); split the set or narrow its selectors",
+    });
+    expect(conditions.Ready).toMatchObject({ status: "False", reason: "TooManyTargets" });
+    const variants = await h.cluster.list(PackageVariantKind, { namespace: NS });
+    expect(variants.map(v => v.spec?.downstream?.repo).sort()).toEqual(["c1", "c2", "c3"]);
+  });
+});
