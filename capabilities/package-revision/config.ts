@@ -10,6 +10,7 @@ import type { Logger, RenderSettings } from "../context";
 import { createFunctionRuntime } from "../../lib/fn";
 import { builtinPoolSettings } from "../../lib/fn/builtin-pool";
 import { renderLimitsFromEnv } from "../../lib/fn/render-limits";
+import { maxPodsFromEnv } from "../../lib/fn/pod";
 import { functionCatalog } from "../shared/function-catalog";
 import { createPodRuntime } from "../shared/function-pods/runtime";
 
@@ -29,6 +30,10 @@ for (const warning of builtinPool.warnings) Log.warn(warning);
 export const renderLimits = renderLimitsFromEnv(process.env);
 for (const warning of renderLimits.warnings) Log.warn(warning);
 
+/** How many function Pods one function namespace runs at once. */
+export const functionPods = maxPodsFromEnv(process.env);
+for (const warning of functionPods.warnings) Log.warn(warning);
+
 /**
  * Operator settings for rendering, from the environment of the controller process. Functions
  * the catalog runs as Pods are created through `cluster` (the pools start on first use, so the
@@ -47,7 +52,7 @@ export function renderSettings(cluster: Cluster, log: Logger): RenderSettings {
     // The administrator's function catalog decides how each function runs (exec included).
     runtime: createFunctionRuntime({
       catalog: functionCatalog,
-      podRunner: createPodRuntime(cluster, log).runner,
+      podRunner: createPodRuntime(cluster, log, { maxPods: functionPods.maxPods }).runner,
       builtinMemoryMiB: builtinPool.memoryMiB,
     }),
     catalog: functionCatalog,

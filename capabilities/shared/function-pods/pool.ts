@@ -9,6 +9,7 @@ import {
   observePod,
   planAcquire,
   planIdle,
+  planRoom,
   planLost,
   planRelease,
   planSync,
@@ -183,10 +184,23 @@ export class FunctionPodPool {
           step.pod.running += 1;
           entry.lastUsedMs = this.#now();
           return { pod: step.pod };
-        case "create":
+        case "create": {
+          const room = planRoom(this.#entries.values(), this.parts.limits.maxPods);
+          switch (room.kind) {
+            case "full":
+              return { response: failedRun(template.fn.image, room.reason, room.message) };
+            case "evict":
+              this.#drop(room.key, room.pod.name, "its place went to another function's Pod");
+              break;
+            case "room":
+              break;
+            default:
+              return exhaustive(room);
+          }
           // The run that makes the Pod waits for it like any other.
           void this.#start(template, entry);
           break;
+        }
         case "wait":
           break;
         case "reject":

@@ -101,3 +101,14 @@ export function parseImageReference(text: string): ImageReference | { problem: s
     ...(digest && { digest }),
   };
 }
+
+/**
+ * The image a node pulls for a reference: with a digest the tag is ignored (`x:1.2@sha256:D` and
+ * `x:9@sha256:D` are one image), so it is dropped; a reference that does not parse is returned
+ * as written. Function Pods are keyed by it, so respellings of one image share one Pod.
+ */
+export function pulledImage(text: string): string {
+  const ref = parseImageReference(text);
+  if ("problem" in ref || ref.digest === undefined) return text;
+  return `${ref.segments.join("/")}@${ref.digest}`;
+}

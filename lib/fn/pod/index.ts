@@ -1,6 +1,11 @@
 // The Pod runtime's pure parts: the function Pod's manifest, the warm pool's plan, reading the
 // Pod's status and the wrapper's answer. capabilities/shared/function-pods/ runs them.
-export { DEFAULT_POD_RUNTIME_LIMITS, maxAnswerBytes, type PodRuntimeLimits } from "./limits";
+export {
+  DEFAULT_POD_RUNTIME_LIMITS,
+  maxAnswerBytes,
+  maxPodsFromEnv,
+  type PodRuntimeLimits,
+} from "./limits";
 export {
   FUNCTION_POD_LABELS,
   IMAGE_HASH_LABEL,
@@ -16,6 +21,7 @@ export {
   planIdle,
   planLost,
   planRelease,
+  planRoom,
   planSync,
   type AcquireStep,
   type IdleStep,
@@ -23,6 +29,7 @@ export {
   type PoolEntry,
   type ReadyPod,
   type ReleaseStep,
+  type RoomStep,
   type ServingPod,
   type SyncStep,
   type SyncView,

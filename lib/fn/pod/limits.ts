@@ -19,6 +19,11 @@ export interface PodRuntimeLimits {
   maxRequestBytes: number;
   /** How often the pool compares its Pods with the API's (start-up adoption, leftovers). */
   syncIntervalMs: number;
+  /**
+   * Function Pods one function namespace runs at once, starting ones included: a new one past
+   * it replaces the least recently used idle one, or, none idle, fails its run (TooManyPods).
+   */
+  maxPods: number;
 }
 
 export const DEFAULT_POD_RUNTIME_LIMITS: PodRuntimeLimits = {
@@ -30,7 +35,28 @@ export const DEFAULT_POD_RUNTIME_LIMITS: PodRuntimeLimits = {
   maxStderrBytes: 64 * 1024,
   maxRequestBytes: 32 * 1024 * 1024,
   syncIntervalMs: 5 * 60_000,
+  maxPods: 20,
 };
+
+export const MAX_PODS_VARIABLE = "PORCH_PEPR_FN_MAX_PODS";
+
+/** PORCH_PEPR_FN_MAX_PODS: a count from 1 to 1,000; otherwise the default, with a warning. */
+export function maxPodsFromEnv(env: Record<string, string | undefined>): {
+  maxPods: number;
+  warnings: string[];
+} {
+  const value = env[MAX_PODS_VARIABLE];
+  const fallback = DEFAULT_POD_RUNTIME_LIMITS.maxPods;
+  if (value === undefined || value === "") return { maxPods: fallback, warnings: [] };
+  const n = /^[0-9]{1,4}$/.test(value) ? Number(value) : NaN;
+  if (n >= 1 && n <= 1000) return { maxPods: n, warnings: [] };
+  return {
+    maxPods: fallback,
+    warnings: [
+      `${MAX_PODS_VARIABLE}=${JSON.stringify(value)} is not a count from 1 to 1000: using ${fallback}`,
+    ],
+  };
+}
 
 /**
  * The most a wrapper's answer can hold: stdout in base64 (4/3 of its size), stderr as a JSON

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { Container, Pod, SecurityContext } from "../../cluster/kinds";
 import type { PodFunction, PodResourceList, PodRuntimeSettings } from "../pod-function";
-import { splitReference } from "../catalog/image-reference";
+import { pulledImage, splitReference } from "../catalog/image-reference";
 import type { PodRuntimeLimits } from "./limits";
 
 /** The wrapper's port in the function container. */
@@ -186,10 +186,12 @@ export function podTemplate(
     limits: quantities(fn.resources?.limits),
   };
   const command = wrapperCommand(fn, limits);
+  // Keyed by what is pulled: respelling one image's tag beside its digest makes no new Pod.
+  const image = pulledImage(fn.image);
   const key = hash(
     JSON.stringify([
       TEMPLATE_VERSION,
-      fn.image,
+      image,
       command,
       resources,
       settings.serviceAccountName,
@@ -199,7 +201,7 @@ export function podTemplate(
   );
   const function_: Container = {
     name: FUNCTION_CONTAINER,
-    image: fn.image,
+    image,
     imagePullPolicy: "IfNotPresent",
     command,
     ports: [{ name: "wrapper", containerPort: WRAPPER_PORT, protocol: "TCP" }],

@@ -59,6 +59,37 @@ export function planAcquire(entry: PoolEntry | undefined, limits: Limits): Acqui
   return { kind: "wait", for: "slot" };
 }
 
+export type RoomStep =
+  /** Fewer Pods than the limit: make the new one. */
+  | { kind: "room" }
+  /** At the limit: delete the least recently used idle Pod first. */
+  | { kind: "evict"; key: string; pod: ServingPod }
+  | { kind: "full"; reason: "TooManyPods"; message: string };
+
+/**
+ * Whether a new Pod fits beside the pool's others (`maxPods`, starting ones included). Without
+ * the bound a pipeline naming many images (or many allowed tags of one) starts a Pod for each and
+ * keeps each until it is idle long enough, taking the nodes from every other tenant's functions.
+ */
+export function planRoom(entries: Iterable<PoolEntry>, maxPods: number): RoomStep {
+  let count = 0;
+  let idlest: PoolEntry | undefined;
+  for (const entry of entries) {
+    const pod = entry.pod;
+    if (!pod) continue;
+    count += 1;
+    const idle = pod.address !== undefined && pod.running === 0 && entry.waiting === 0;
+    if (idle && (!idlest || entry.lastUsedMs < idlest.lastUsedMs)) idlest = entry;
+  }
+  if (count < maxPods) return { kind: "room" };
+  if (idlest?.pod) return { kind: "evict", key: idlest.key, pod: idlest.pod };
+  return {
+    kind: "full",
+    reason: "TooManyPods",
+    message: `${count} function Pods run already, none of them idle, and at most ${maxPods} may (PORCH_PEPR_FN_MAX_PODS)`,
+  };
+}
+
 export type ReleaseStep =
   /** Give the ended run's place to the first waiting run. */
   | { kind: "handoff"; pod: ReadyPod }

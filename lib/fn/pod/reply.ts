@@ -27,6 +27,7 @@ export type PodFailureReason =
   | "PodStartFailed"
   | "PodStartTimeout"
   | "QueueFull"
+  | "TooManyPods"
   | "Internal";
 
 /** The one shape of a pod run's failure message. */

@@ -142,6 +142,19 @@ describe("the function Pod", () => {
       ]).size,
     ).toBe(7);
   });
+
+  it("has one template per pulled image: a tag beside a digest is not part of it", () => {
+    const digest = `sha256:${"a".repeat(64)}`;
+    const at = (image: string) =>
+      podTemplate({ ...fn, image }, settings, DEFAULT_POD_RUNTIME_LIMITS);
+    const pinned = at(`example.com/fns/x:1.2.0@${digest}`);
+    expect(at(`example.com/fns/x:1.2.49@${digest}`).key).toBe(pinned.key);
+    expect(at(`example.com/fns/x@${digest}`).key).toBe(pinned.key);
+    const container = pinned.build("p", "t").spec?.containers?.find(c => c.name === "function");
+    expect(container?.image).toBe(`example.com/fns/x@${digest}`);
+    expect(at(`example.com/fns/x@sha256:${"b".repeat(64)}`).key).not.toBe(pinned.key);
+    expect(at("example.com/fns/x:1.2.0").key).not.toBe(at("example.com/fns/x:1.2.1").key);
+  });
 });
 
 describe("podFunctionProblems", () => {

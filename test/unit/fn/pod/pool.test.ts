@@ -3,6 +3,7 @@ import {
   planIdle,
   planLost,
   planRelease,
+  planRoom,
   planSync,
   type ObservedPod,
   type PoolEntry,
@@ -84,6 +85,39 @@ describe("planRelease", () => {
   it("does nothing for a Pod that was replaced meanwhile", () => {
     expect(planRelease(entry(ready("p2"), { waiting: 1 }), "p1", 2000)).toEqual({ kind: "none" });
     expect(planRelease(undefined, "p1", 2000)).toEqual({ kind: "none" });
+  });
+});
+
+describe("planRoom: at most maxPods function Pods", () => {
+  const at = (key: string, pod: ServingPod | undefined, more: Partial<PoolEntry> = {}) =>
+    entry(pod, { key, ...more });
+
+  it("makes a Pod below the bound, counting starting Pods and not entries without one", () => {
+    const starting: ServingPod = { name: "s", token: "t", running: 0 };
+    expect(planRoom([at("a", ready("p1", 1)), at("b", starting), at("c", undefined)], 3)).toEqual({
+      kind: "room",
+    });
+  });
+
+  it("at the bound replaces the least recently used idle Pod", () => {
+    const older = ready("old");
+    const entries = [
+      at("a", ready("busy", 1), { lastUsedMs: 1 }),
+      at("b", older, { lastUsedMs: 10 }),
+      at("c", ready("newer"), { lastUsedMs: 20 }),
+      at("d", ready("awaited"), { lastUsedMs: 5, waiting: 1 }),
+    ];
+    expect(planRoom(entries, 4)).toEqual({ kind: "evict", key: "b", pod: older });
+  });
+
+  it("at the bound with none idle fails the run, naming the bound and its setting", () => {
+    const starting: ServingPod = { name: "s", token: "t", running: 0 };
+    expect(planRoom([at("a", ready("busy", 1)), at("b", starting)], 2)).toEqual({
+      kind: "full",
+      reason: "TooManyPods",
+      message:
+        "2 function Pods run already, none of them idle, and at most 2 may (PORCH_PEPR_FN_MAX_PODS)",
+    });
   });
 });
 

@@ -112,6 +112,47 @@ async function until<T>(what: string, check: () => Promise<T | undefined>): Prom
 }
 
 describe("the Pod runtime's pool", () => {
+  it("runs at most maxPods Pods: a new one replaces an idle one, and with none idle its run fails", async () => {
+    const cluster = new MemoryCluster().serve(PodKind);
+    kubelet(cluster);
+    let hold: (() => void) | undefined;
+    const held = new Promise<void>(r => (hold = r));
+    const { transport } = wrapper();
+    // The first Pod made gets the first address: its runs wait until released.
+    const slowFirst: WrapperTransport = async (target, body, bounds) => {
+      if (target.address === "10.244.0.1") await held;
+      return transport(target, body, bounds);
+    };
+    ips = 0;
+    runtime = createPodRuntime(cluster, silent, { transport: slowFirst, maxPods: 1 });
+    const first = runtime.runner(fn, settings);
+    const second = runtime.runner({ ...fn, image: "localhost/porch-pepr/other:abc" }, settings);
+
+    // The first function's Pod is busy (its run is held): the second cannot have a Pod.
+    const busy = first.run(request());
+    await until("the first Pod", async () =>
+      (await pods(cluster)).length === 1 ? true : undefined,
+    );
+    const refused = await second.run(request());
+    expect(refused.failure).toBe(
+      'function image "localhost/porch-pepr/other:abc" (pod runtime): TooManyPods: 1 function Pods run already, none of them idle, and at most 1 may (PORCH_PEPR_FN_MAX_PODS)',
+    );
+    hold?.();
+    expect((await busy).failure).toBeUndefined();
+
+    // Idle now: the second function's Pod takes its place.
+    expect((await second.run(request())).failure).toBeUndefined();
+    expect(creates(cluster)).toBe(2);
+    expect(deletes(cluster)).toHaveLength(1);
+    const left = await until("one Pod left", async () => {
+      const now = await pods(cluster);
+      return now.length === 1 ? now : undefined;
+    });
+    expect(left[0].spec?.containers?.find(c => c.name === "function")?.image).toBe(
+      "localhost/porch-pepr/other:abc",
+    );
+  });
+
   it("serves 20 runs, 10 at once, from one Pod, never more at once than its bound", async () => {
     const cluster = new MemoryCluster().serve(PodKind);
     kubelet(cluster);
