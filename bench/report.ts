@@ -368,7 +368,7 @@ export function markdown(results: BenchResults): string {
     "",
     "## Fleet and installed scenarios",
     "",
-    "Fleet: every variant with a package context key, a prepended set-labels mutator and an injected ConfigMap, in an environment of its own. Installed: the module as Pods on the local node (`npx pepr deploy`, isomorphic-git, the generated limits).",
+    "Fleet: every variant with a package context key, a prepended set-labels mutator and an injected ConfigMap, in an environment of its own. Installed, when a run has it: the module as Pods on the local node (`npx pepr deploy`, isomorphic-git, the generated limits).",
     "",
     table(
       [
