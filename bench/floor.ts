@@ -6,7 +6,12 @@
 //   connection pool (what the API server itself costs).
 // - Git floor: one draft branch with one commit per variant, pushed by a bare loop with the
 //   git client the content store uses, into fresh repositories on the same git server.
-// Both run with the controller process frozen (SIGSTOP): it cannot touch the floor's objects
+// - Real floor: only the writes that must happen, as fast as they can go: each object created
+//   once and its status written once, each repository's new branches pushed together (many
+//   refspecs per push, at most the operator's batch limit), and the API part and the git part
+//   running at the same time. The two floors above add up one after the other and push one
+//   branch per push: that is today's floor, kept for comparison.
+// All run with the controller process frozen (SIGSTOP): it cannot touch the floor's objects
 // (they are checked untouched, then deleted before it is resumed) nor compete for the CPU.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -14,8 +19,9 @@ import { K8s } from "kubernetes-fluent-client";
 import { PackageRevision, PackageRevisionResources, PackageVariant } from "../crd-types";
 import { mapLimit } from "../lib/controller/concurrency";
 import { defaultClientKind, draftBranch, openContentStore, packagePath } from "../lib/git";
+import { batchLimitsFromEnv, PushBatcher } from "../lib/git/push-batch";
 import { CliGitClient } from "../lib/git/cli-client";
-import type { GitClient } from "../lib/git/client";
+import type { GitClient, RefUpdate } from "../lib/git/client";
 import { signatureNow } from "../lib/git/commit-format";
 import { IsoGitClient } from "../lib/git/iso-client";
 import { buildTree, replaceSubtree } from "../lib/git/tree";
@@ -201,6 +207,96 @@ export async function apiFloor(
   return { fluent, keepAlive, untouched: ok };
 }
 
+/** Each object's own status, as the operator writes it once (merge patch on /status). */
+const fluentStatus = (kind: keyof FloorObjects, obj: KubeObject, ns: string) =>
+  K8s(kinds[kind]).PatchStatus({
+    metadata: { name: obj.metadata.name, namespace: ns },
+    status: obj.status ?? {},
+  } as never);
+
+/**
+ * The API writes a variant must cause, one variant after the other in each of
+ * FLOOR_CONCURRENCY lanes: its PackageVariant created (fan-out only: an upgrade's exists), its
+ * draft PackageRevision and PackageRevisionResources created, then one status write each.
+ */
+async function variantWrites(objects: FloorObjects, ns: string, createVariants: boolean) {
+  const indexes = objects.variants.map((_, i) => i);
+  await mapLimit(indexes, FLOOR_CONCURRENCY, async i => {
+    if (createVariants) await fluentCreate("variants", bare(objects.variants[i], ns));
+    await fluentCreate("revisions", bare(objects.revisions[i], ns));
+    await fluentCreate("resources", bare(objects.resources[i], ns));
+    await fluentStatus("revisions", objects.revisions[i], ns);
+    await fluentStatus("resources", objects.resources[i], ns);
+    await fluentStatus("variants", objects.variants[i], ns);
+  });
+}
+
+export interface RealFloorRun {
+  /** Wall time of the API part and the git part running together. */
+  ms: number;
+  apiMs: number;
+  gitMs: number;
+  pushes: number;
+}
+
+export interface RealFloor {
+  fanOut: RealFloorRun;
+  upgrade: RealFloorRun;
+  /** Every object there, none with a finalizer, and the controller still frozen. */
+  untouched: boolean;
+}
+
+/** All `n` of each kind are there and none has a finalizer (no controller took it). */
+async function unclaimed(ctx: BenchContext, ns: string, n: number): Promise<boolean> {
+  const lists = await Promise.all(
+    [paths.pv(ns), paths.pr(ns), paths.prr(ns)].map(p =>
+      ctx.api.json<{ items: KubeObject[] }>("GET", p).then(l => l.items),
+    ),
+  );
+  return lists.every(
+    items => items.length === n && items.every(o => !o.metadata.finalizers?.length),
+  );
+}
+
+/**
+ * Call inside withControllersFrozen. The real floor of the fan-out (variants, drafts, files and
+ * their statuses; the drafts' branches) and of the upgrade (the variants exist and are not
+ * timed; drafts, files, the three statuses; the branches), each with the API part and the git
+ * part started together, into namespaces and repositories of their own.
+ */
+export async function realFloor(
+  ctx: BenchContext,
+  objects: FloorObjects,
+  drafts: DraftContent[],
+  pid: number,
+): Promise<RealFloor> {
+  const n = objects.variants.length;
+  const run = async (name: "fanout" | "upgrade"): Promise<RealFloorRun> => {
+    const ns = `bench-real-floor-${name}`;
+    await ctx.api.create(paths.namespaces, { metadata: { name: ns } });
+    if (name === "upgrade")
+      await mapLimit(objects.variants, FLOOR_CONCURRENCY, v =>
+        fluentCreate("variants", bare(v, ns)),
+      );
+    const repos = await floorRepos(ctx, drafts, `real-floor-${name}`);
+    const start = performance.now();
+    const [apiMs, git] = await Promise.all([
+      variantWrites(objects, ns, name === "fanout").then(() => performance.now() - start),
+      batchedGitFloor(repos, drafts),
+    ]);
+    const ms = round(performance.now() - start, 0);
+    return { ms, apiMs: round(apiMs, 0), gitMs: git.ms, pushes: git.pushes };
+  };
+  const fanOut = await run("fanout");
+  const upgrade = await run("upgrade");
+  const namespaces = ["bench-real-floor-fanout", "bench-real-floor-upgrade"];
+  const ok =
+    processState(pid) === "T" &&
+    (await Promise.all(namespaces.map(ns => unclaimed(ctx, ns, n)))).every(Boolean);
+  await Promise.all(namespaces.map(ns => deleteNamespace(ctx.api, ns)));
+  return { fanOut, upgrade, untouched: ok };
+}
+
 export interface GitFloor {
   ms: number;
   client: string;
@@ -212,39 +308,105 @@ function gitClient(gitdir: string, url: string): GitClient {
   return defaultClientKind() === "cli" ? new CliGitClient(options) : new IsoGitClient(options);
 }
 
+interface FloorRepo {
+  url: string;
+  client: GitClient;
+  main: string;
+  tree: string;
+}
+
+/** A fresh repository per deployment repository (`<prefix>-<repo>`), main as porch makes it. */
+async function floorRepos(
+  ctx: BenchContext,
+  drafts: DraftContent[],
+  prefix: string,
+): Promise<Map<string, FloorRepo>> {
+  const repos = new Map<string, FloorRepo>();
+  for (const repo of new Set(drafts.map(d => d.repo))) {
+    const { url } = await ctx.env.git.createBareRepo(`${prefix}-${repo}`);
+    const cacheRoot = join(ctx.workDir, `${prefix}-setup`);
+    const store = openContentStore({ url, createBranch: true }, { cacheRoot });
+    await store.open().finally(() => store.close());
+    const client = gitClient(join(ctx.workDir, `${prefix}-cache`, repo), url);
+    await client.init();
+    const main = (await client.fetch()).get("refs/heads/main")?.commit ?? "";
+    repos.set(repo, { url, client, main, tree: (await client.readCommit(main)).tree });
+  }
+  return repos;
+}
+
+const who = { name: "bench", email: "bench@example.com" };
+
+/** The draft's commit on top of main (its files replace the package's folder); the branch update. */
+async function draftCommit(repo: FloorRepo, d: DraftContent): Promise<RefUpdate> {
+  const { client, main, tree } = repo;
+  const path = packagePath("", d.packageName);
+  const root = await replaceSubtree(client, tree, path, await buildTree(client, d.files));
+  const commit = await client.writeCommit({
+    tree: root,
+    parents: [main],
+    message: `draft ${d.packageName}/${d.workspace}`,
+    author: signatureNow(who),
+    committer: signatureNow(who),
+  });
+  return { ref: draftBranch(path, d.workspace), oid: commit, expect: null };
+}
+
 /**
  * One branch per draft (`drafts/<package>/<workspace>`) with one commit of its files on top of
  * main, pushed one at a time, spread over as many repositories as the fleet has.
  */
 export async function gitFloor(ctx: BenchContext, drafts: DraftContent[]): Promise<GitFloor> {
-  const repos = [...new Set(drafts.map(d => d.repo))];
-  const clients = new Map<string, { client: GitClient; main: string; tree: string }>();
-  for (const repo of repos) {
-    const { url } = await ctx.env.git.createBareRepo(`floor-${repo}`);
-    const cacheRoot = join(ctx.workDir, "floor-setup");
-    const store = openContentStore({ url, createBranch: true }, { cacheRoot });
-    await store.open().finally(() => store.close());
-    const client = gitClient(join(ctx.workDir, "floor-cache", repo), url);
-    await client.init();
-    const main = (await client.fetch()).get("refs/heads/main")?.commit ?? "";
-    clients.set(repo, { client, main, tree: (await client.readCommit(main)).tree });
-  }
-  const who = { name: "bench", email: "bench@example.com" };
+  const repos = await floorRepos(ctx, drafts, "floor");
   const start = performance.now();
   for (const d of drafts) {
-    const { client, main, tree } = clients.get(d.repo)!;
-    const path = packagePath("", d.packageName);
-    const root = await replaceSubtree(client, tree, path, await buildTree(client, d.files));
-    const commit = await client.writeCommit({
-      tree: root,
-      parents: [main],
-      message: `draft ${d.packageName}/${d.workspace}`,
-      author: signatureNow(who),
-      committer: signatureNow(who),
-    });
-    await client.push([{ ref: draftBranch(path, d.workspace), oid: commit, expect: null }]);
+    const repo = repos.get(d.repo)!;
+    await repo.client.push([await draftCommit(repo, d)]);
   }
   const ms = round(performance.now() - start, 0);
-  for (const { client } of clients.values()) client.close();
+  for (const { client } of repos.values()) client.close();
   return { ms, client: defaultClientKind(), branches: drafts.length };
+}
+
+export interface BatchedGitFloor extends GitFloor {
+  /** Pushes made (each with up to the operator's batch limit of refspecs). */
+  pushes: number;
+}
+
+/**
+ * The drafts' branches as the operator batches them (lib/git/push-batch.ts, its limits from
+ * the same settings): each repository's commits are written, then handed to a PushBatcher at
+ * once, which sends them in as few pushes as its limits allow; repositories in parallel, as
+ * their locks are independent. Closes the repositories' clients.
+ */
+async function batchedGitFloor(
+  repos: Map<string, FloorRepo>,
+  drafts: DraftContent[],
+): Promise<BatchedGitFloor> {
+  const limits = batchLimitsFromEnv(process.env);
+  let pushes = 0;
+  const start = performance.now();
+  await mapLimit([...repos.keys()], FLOOR_CONCURRENCY, async name => {
+    const repo = repos.get(name)!;
+    const updates: RefUpdate[] = [];
+    for (const d of drafts) if (d.repo === name) updates.push(await draftCommit(repo, d));
+    // The repository's lock: one batch at a time, in order.
+    let running = Promise.resolve();
+    const batcher = new PushBatcher(
+      limits,
+      repo.url,
+      run => {
+        running = running.then(() => run()).then(() => undefined);
+      },
+      (refs, atomic) => {
+        pushes++;
+        return repo.client.pushRefs(refs, atomic);
+      },
+    );
+    await Promise.all(updates.map(u => batcher.submit([[u]])));
+    await running;
+  });
+  const ms = round(performance.now() - start, 0);
+  for (const { client } of repos.values()) client.close();
+  return { ms, client: defaultClientKind(), branches: drafts.length, pushes };
 }

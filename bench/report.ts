@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderChart, type Series } from "./chart";
-import type { ApiFloor, GitFloor } from "./floor";
+import type { ApiFloor, GitFloor, RealFloor } from "./floor";
 import { round, sum, type Machine } from "./metrics";
 import type { AdmissionLatency } from "./scenarios/admission";
 import type { Cost } from "./scenarios/context";
@@ -17,10 +17,16 @@ export interface SizeResult {
   /** A full sync of the deployment repositories after the publish (see syncDeployments). */
   sync?: StepResult;
   upgrade?: StepResult;
+  /** The fleet scenario's fan-out (context, prepended mutator, injection), its own environment. */
+  fleet?: StepResult;
+  /** The module installed as Pods on the local node (isomorphic-git, the generated limits). */
+  installed?: { fanOut?: StepResult; upgrade?: StepResult };
+  /** Errors that stopped a scenario of its own environment (fleet, installed), by scenario. */
+  scenarioErrors?: Record<string, string>;
   events?: EventCosts;
   admission?: AdmissionLatency;
   /** `synthesized`: drafts a cut-short fan-out did not make, copied from one it made. */
-  floor?: { api?: ApiFloor; git?: GitFloor; synthesized?: number };
+  floor?: { api?: ApiFloor; git?: GitFloor; real?: RealFloor; synthesized?: number };
   /** The first error that stopped this size's scenarios. */
   error?: string;
 }
@@ -42,49 +48,116 @@ export function floors(r: SizeResult): { fanOut?: number; upgrade?: number } {
   return { fanOut: s(api.total + git), upgrade: s(api.revisions + api.resources + git) };
 }
 
+/** Seconds of the real floors (bench/floor.ts): API and git overlapped, git batched. */
+export function realFloors(r: SizeResult): { fanOut?: number; upgrade?: number } {
+  const real = r.floor?.real;
+  return real ? { fanOut: s(real.fanOut.ms), upgrade: s(real.upgrade.ms) } : {};
+}
+
 const ratio = (ours?: number, floor?: number) =>
   ours !== undefined && floor ? round(ours / floor, 2) : undefined;
 
+const fanOutTime = (r?: SizeResult) => r?.fanOut?.timeline.rendered;
+const upgradeTime = (r?: SizeResult) => r?.upgrade?.timeline.rendered;
+const watcherRss = (step?: StepResult) => step?.cost.usage.processes.watcher?.peakRssMb;
+
+/** The most of `per` over the steps that ran (undefined when none did). */
+function worst(steps: (StepResult | undefined)[], per: (step: StepResult) => number | undefined) {
+  const values = steps.flatMap(step => {
+    const v = step && per(step);
+    return v === undefined || Number.isNaN(v) ? [] : [v];
+  });
+  return values.length > 0 ? Math.max(...values) : undefined;
+}
+
+/** Per variant of `n`: a fan-out's, upgrade's or fleet's requests or pushes. */
+const perVariant = (n: number, count?: number) =>
+  count === undefined ? undefined : round(count / n, 2);
+
+/**
+ * Time per variant at `big` over time per variant at `small` (1 = linear). Undefined without
+ * both.
+ */
+export function perVariantGrowth(
+  small?: { n: number; seconds?: number },
+  big?: { n: number; seconds?: number },
+): number | undefined {
+  if (!small?.seconds || !big?.seconds) return undefined;
+  return round(big.seconds / big.n / (small.seconds / small.n), 2);
+}
+
+/** The size the issue's figures are read at: N = 1000 when it ran, else the largest below 10,000. */
+export function headlineSize(results: BenchResults): SizeResult | undefined {
+  const below = results.sizes.filter(r => r.n < 10_000).sort((a, b) => b.n - a.n);
+  return results.sizes.find(r => r.n === 1000) ?? below[0];
+}
+
+/**
+ * The issue's figures (issue 29, read at headlineSize; `n10000` from an N = 10,000 run), then the
+ * per-size ratios and growths. API requests, pushes and RSS are the worst of the steps measured:
+ * fan-out, upgrade and the fleet's fan-out (RSS: also the publish and the sync).
+ */
 export function headline(results: BenchResults) {
   const at = (n: number) => results.sizes.find(r => r.n === n);
   const growth = (pick: (r: SizeResult) => number | undefined) => {
     const [a, b] = [at(100), at(1000)].map(r => (r ? pick(r) : undefined));
     return a && b ? round(b / a / 10, 2) : undefined;
   };
-  const fanOut = (r: SizeResult) => r.fanOut?.timeline.rendered;
-  const upgrade = (r: SizeResult) => r.upgrade?.timeline.rendered;
-  const rss = (step?: StepResult) => step?.cost.usage.processes.watcher?.peakRssMb;
+  const main = headlineSize(results);
+  const counted = (r?: SizeResult) => [r?.fanOut, r?.upgrade, r?.fleet];
+  const big = at(10_000);
   const admission = (r: SizeResult) => r.admission?.webhook["50"]?.p99;
+  const bySize = (pick: (r: SizeResult) => unknown) =>
+    Object.fromEntries(results.sizes.map(r => [r.n, pick(r)]));
   return {
-    watcherRss: Object.fromEntries(
-      results.sizes.map(r => [
-        r.n,
-        [r.fanOut, r.publish, r.upgrade].map(step => cell(rss(step))).join(" / "),
-      ]),
+    n: main?.n,
+    fanOutSeconds: fanOutTime(main),
+    upgradeSeconds: upgradeTime(main),
+    publishSeconds: main?.publish?.timeline.published,
+    realFloorRatio: {
+      fanOut: main && ratio(fanOutTime(main), realFloors(main).fanOut),
+      upgrade: main && ratio(upgradeTime(main), realFloors(main).upgrade),
+    },
+    apiRequestsPerVariant: worst(counted(main), step =>
+      perVariant(main!.n, step.cost.requestTotal),
     ),
-    admissionRatio: Object.fromEntries(
-      results.sizes.map(r => [r.n, ratio(admission(r), r.admission?.api["50"]?.p99)]),
+    pushesPerVariant: worst(counted(main), step => perVariant(main!.n, step.cost.pushes)),
+    fleetFanOutRatio: main && ratio(main.fleet?.timeline.rendered, fanOutTime(main)),
+    installedFanOutSeconds: main?.installed?.fanOut?.timeline.rendered,
+    peakRssMb: worst(
+      [main?.fanOut, main?.publish, main?.sync, main?.upgrade, main?.fleet],
+      watcherRss,
     ),
-    fanOutRatio: Object.fromEntries(
-      results.sizes.map(r => [r.n, ratio(fanOut(r), floors(r).fanOut)]),
+    n10000: {
+      seconds: fanOutTime(big),
+      peakRssMb: watcherRss(big?.fanOut),
+      perVariantGrowth: perVariantGrowth(
+        { n: 1000, seconds: fanOutTime(at(1000)) },
+        { n: 10_000, seconds: fanOutTime(big) },
+      ),
+    },
+    watcherRss: bySize(r =>
+      [r.fanOut, r.publish, r.upgrade].map(step => cell(watcherRss(step))).join(" / "),
     ),
-    upgradeRatio: Object.fromEntries(
-      results.sizes.map(r => [r.n, ratio(upgrade(r), floors(r).upgrade)]),
-    ),
-    pushesPerVariant: Object.fromEntries(
-      results.sizes.map(r => [
-        r.n,
-        r.fanOut?.cost.pushes === undefined ? undefined : round(r.fanOut.cost.pushes / r.n, 2),
-      ]),
-    ),
+    admissionRatio: bySize(r => ratio(admission(r), r.admission?.api["50"]?.p99)),
+    fanOutRatio: bySize(r => ratio(fanOutTime(r), floors(r).fanOut)),
+    upgradeRatio: bySize(r => ratio(upgradeTime(r), floors(r).upgrade)),
+    realFanOutRatio: bySize(r => ratio(fanOutTime(r), realFloors(r).fanOut)),
+    realUpgradeRatio: bySize(r => ratio(upgradeTime(r), realFloors(r).upgrade)),
+    fleetRatio: bySize(r => ratio(r.fleet?.timeline.rendered, fanOutTime(r))),
+    pushesBySize: bySize(r => perVariant(r.n, r.fanOut?.cost.pushes)),
     growth: {
-      fanOut: growth(fanOut),
+      fanOut: growth(fanOutTime),
       fanOutFloor: growth(r => floors(r).fanOut),
-      upgrade: growth(upgrade),
+      upgrade: growth(upgradeTime),
       upgradeFloor: growth(r => floors(r).upgrade),
     },
   };
 }
+
+/** "API s ∥ git s (pushes)" of a real floor run. */
+const realParts = (run?: { apiMs: number; gitMs: number; pushes: number }) =>
+  run && `${s(run.apiMs)} ∥ ${s(run.gitMs)} (${run.pushes})`;
 
 const cell = (v: unknown) => (v === undefined || Number.isNaN(v) ? "–" : String(v));
 const row = (cells: unknown[]) => `| ${cells.map(cell).join(" | ")} |`;
@@ -103,6 +176,7 @@ function resourceRows(r: SizeResult): unknown[][] {
     ["publish", r.publish?.cost],
     ["sync", r.sync?.cost],
     ["upgrade", r.upgrade?.cost],
+    ["fleet fan-out", r.fleet?.cost],
   ];
   return steps
     .filter((e): e is [string, Cost] => e[1] !== undefined)
@@ -153,20 +227,59 @@ export function markdown(results: BenchResults): string {
     "",
     "## Headline",
     "",
+    `Issue 29's figures at N = ${cell(h.n)} (the worst of fan-out, upgrade and the fleet's fan-out where several ran; N = 10,000 from its own run):`,
+    "",
+    table(
+      ["figure", "value", "target"],
+      [
+        ["fan-out, embedded default, s", h.fanOutSeconds, "≤ 100"],
+        ["upgrade, embedded default, s", h.upgradeSeconds, "≤ 130"],
+        ["publish the proposals: all Published, s", h.publishSeconds, "≤ 60"],
+        [
+          "fleet fan-out (context + mutator + injection) ÷ plain fan-out",
+          h.fleetFanOutRatio,
+          "≤ 1.2",
+        ],
+        ["installed (Pods, isomorphic-git) fan-out, s", h.installedFanOutSeconds, "≤ 250"],
+        [
+          "ours ÷ real floor, fan-out / upgrade",
+          `${cell(h.realFloorRatio.fanOut)} / ${cell(h.realFloorRatio.upgrade)}`,
+          "≤ 2.5",
+        ],
+        ["API requests per variant", h.apiRequestsPerVariant, "≤ 8"],
+        ["git pushes per variant", h.pushesPerVariant, "≤ 0.1"],
+        ["watcher peak RSS, every scenario, MB", h.peakRssMb, "≤ 224"],
+        [
+          "N = 10,000 fan-out: s / peak RSS MB / per-variant time ÷ N = 1000's",
+          [h.n10000.seconds, h.n10000.peakRssMb, h.n10000.perVariantGrowth].map(cell).join(" / "),
+          "≤ 1,100 / ≤ 512 / ≤ 1.1",
+        ],
+      ],
+    ),
+    "",
+    "By size:",
+    "",
     table(
       ["figure", ...ns, "target"],
       [
-        perSize("watcher peak RSS MB: fan-out / publish / upgrade", h.watcherRss, "≤ 256"),
-        perSize("fan-out: ours ÷ floor", h.fanOutRatio, "≤ 2.5"),
-        perSize("upgrade: ours ÷ floor", h.upgradeRatio, "≤ 2.5"),
-        perSize("fan-out: git pushes per variant", h.pushesPerVariant, "≤ 0.1"),
+        perSize("watcher peak RSS MB: fan-out / publish / upgrade", h.watcherRss, "≤ 224"),
+        perSize("fan-out: ours ÷ real floor", h.realFanOutRatio, "≤ 2.5"),
+        perSize("upgrade: ours ÷ real floor", h.realUpgradeRatio, "≤ 2.5"),
+        perSize(
+          "fan-out: ours ÷ today's floor (API then git, one push per branch)",
+          h.fanOutRatio,
+          "",
+        ),
+        perSize("upgrade: ours ÷ today's floor", h.upgradeRatio, ""),
+        perSize("fleet fan-out ÷ plain fan-out", h.fleetRatio, "≤ 1.2"),
+        perSize("fan-out: git pushes per variant", h.pushesBySize, "≤ 0.1"),
         once(
-          "fan-out growth 100 → 1000 (ours / floor)",
+          "fan-out growth 100 → 1000 (ours / today's floor)",
           `${cell(h.growth.fanOut)} / ${cell(h.growth.fanOutFloor)}`,
           "≤ 1.15",
         ),
         once(
-          "upgrade growth 100 → 1000 (ours / floor)",
+          "upgrade growth 100 → 1000 (ours / today's floor)",
           `${cell(h.growth.upgrade)} / ${cell(h.growth.upgradeFloor)}`,
           "≤ 1.15",
         ),
@@ -186,8 +299,11 @@ export function markdown(results: BenchResults): string {
         "API floor (fluent client)",
         "API floor (keep-alive)",
         "git floor",
-        "floor",
-        "ours ÷ floor",
+        "today's floor",
+        "ours ÷ today's floor",
+        "real floor: API ∥ git (pushes)",
+        "real floor",
+        "ours ÷ real floor",
       ],
       sizes.map(r => {
         const t = r.fanOut?.timeline ?? {};
@@ -203,6 +319,9 @@ export function markdown(results: BenchResults): string {
           r.floor?.git && s(r.floor.git.ms),
           floors(r).fanOut,
           h.fanOutRatio[r.n],
+          realParts(r.floor?.real?.fanOut),
+          realFloors(r).fanOut,
+          h.realFanOutRatio[r.n],
         ];
       }),
     ),
@@ -219,8 +338,11 @@ export function markdown(results: BenchResults): string {
         "upgrade drafts exist",
         "all rendered",
         "settled",
-        "floor",
-        "ours ÷ floor",
+        "today's floor",
+        "ours ÷ today's floor",
+        "real floor: API ∥ git (pushes)",
+        "real floor",
+        "ours ÷ real floor",
       ],
       sizes.map(r => {
         const p = r.publish?.timeline ?? {};
@@ -237,8 +359,46 @@ export function markdown(results: BenchResults): string {
           u.settled,
           floors(r).upgrade,
           h.upgradeRatio[r.n],
+          realParts(r.floor?.real?.upgrade),
+          realFloors(r).upgrade,
+          h.realUpgradeRatio[r.n],
         ];
       }),
+    ),
+    "",
+    "## Fleet and installed scenarios",
+    "",
+    "Fleet: every variant with a package context key, a prepended set-labels mutator and an injected ConfigMap, in an environment of its own. Installed, when a run has it: the module as Pods on the local node (`npx pepr deploy`, isomorphic-git, the generated limits).",
+    "",
+    table(
+      [
+        "N",
+        "scenario",
+        "all rendered",
+        "settled",
+        "÷ plain fan-out",
+        "API requests per variant",
+        "git pushes per variant",
+      ],
+      sizes.flatMap(r =>
+        (
+          [
+            ["fleet fan-out", r.fleet],
+            ["installed fan-out", r.installed?.fanOut],
+            ["installed upgrade", r.installed?.upgrade],
+          ] as [string, StepResult | undefined][]
+        )
+          .filter((e): e is [string, StepResult] => e[1] !== undefined)
+          .map(([name, step]) => [
+            r.n,
+            name,
+            step.timeline.rendered,
+            step.timeline.settled,
+            name === "installed upgrade" ? undefined : ratio(step.timeline.rendered, fanOutTime(r)),
+            perVariant(r.n, step.cost.requestTotal),
+            perVariant(r.n, step.cost.pushes),
+          ]),
+      ),
     ),
     "",
     "## Event cost (from the change until the operator is quiet)",
@@ -309,14 +469,19 @@ export function markdown(results: BenchResults): string {
       sizes.flatMap(resourceRows),
     ),
   ];
-  const errors = sizes.filter(r => r.error);
-  if (errors.length > 0)
-    lines.push("", "## Errors", "", ...errors.map(r => `- N = ${r.n}: ${r.error}`));
+  const errors = sizes.flatMap(r => [
+    ...(r.error ? [`- N = ${r.n}: ${r.error}`] : []),
+    ...(r.fleet?.error ? [`- N = ${r.n}, fleet: ${r.fleet.error}`] : []),
+    ...Object.entries(r.scenarioErrors ?? {}).map(([name, e]) => `- N = ${r.n}, ${name}: ${e}`),
+  ]);
+  if (errors.length > 0) lines.push("", "## Errors", "", ...errors);
   return `${lines.join("\n")}\n`;
 }
 
 const RED: [number, number, number] = [200, 60, 40];
 const BLUE: [number, number, number] = [40, 90, 200];
+const ORANGE: [number, number, number] = [230, 150, 30];
+const TEAL: [number, number, number] = [30, 160, 150];
 
 function chartOf(results: BenchResults): Buffer | undefined {
   const points = (pick: (r: SizeResult) => number | undefined): [number, number][] =>
@@ -334,6 +499,18 @@ function chartOf(results: BenchResults): Buffer | undefined {
     },
     { label: "upgrade: ours", color: BLUE, points: points(r => r.upgrade?.timeline.rendered) },
     { label: "upgrade: floor", color: BLUE, dashed: true, points: points(r => floors(r).upgrade) },
+    {
+      label: "fan-out: real floor",
+      color: ORANGE,
+      dashed: true,
+      points: points(r => realFloors(r).fanOut),
+    },
+    {
+      label: "upgrade: real floor",
+      color: TEAL,
+      dashed: true,
+      points: points(r => realFloors(r).upgrade),
+    },
   ].filter(x => x.points.length > 0);
   if (series.length === 0) return undefined;
   const { cores, cpuModel } = results.machine;
@@ -344,12 +521,16 @@ function chartOf(results: BenchResults): Buffer | undefined {
   });
 }
 
+/** Every headline key kept in the JSON: a figure not measured is null, not left out. */
+export const withNulls = <T>(value: T): T =>
+  JSON.parse(JSON.stringify(value, (_, v: unknown) => (v === undefined ? null : v))) as T;
+
 /** Writes results.json, results.md and time-vs-n.png into `dir`. */
 export function writeResults(dir: string, results: BenchResults): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(
     join(dir, "results.json"),
-    `${JSON.stringify({ ...results, headline: headline(results) }, null, 2)}\n`,
+    `${JSON.stringify({ ...results, headline: withNulls(headline(results)) }, null, 2)}\n`,
   );
   writeFileSync(join(dir, "results.md"), markdown(results));
   const png = chartOf(results);

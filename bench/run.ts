@@ -1,8 +1,11 @@
-// `npm run bench [-- --sizes 10,100,1000] [--scenarios fanout,upgrade,events,admission,floor]
-//   [--out bench/results] [--max-wait-s S] [--cpu-prof] [--heap-snapshot]`, or `-- --from <results.json>` to
-//   rewrite the table and chart of an earlier run.
+// `npm run bench [-- --sizes 10,100,1000] [--scenarios fanout,upgrade,events,admission,floor,fleet]
+//   [--out bench/results] [--add-to <results.json>] [--max-wait-s S] [--cpu-prof] [--heap-snapshot]`,
+//   or `-- --from <results.json>` to rewrite the table and chart of an earlier run.
 // For each N: a fresh embedded default (control plane, the built module as two host processes,
-// git servers), a fleet of 10 deployment repositories, then the scenarios and the floors.
+// git servers), a fleet of deployment repositories, then the scenarios and the floors; the
+// fleet scenario gets a fresh embedded default of its own, so both fan-outs start alike.
+// --add-to: this run's sizes are added to (or replace the same N in) an earlier results.json,
+// so an N = 10,000 run lands beside the N = 1000 one its growth is computed against.
 // Results go to <out>/results.{json,md} and <out>/time-vs-n.png after every N; the module's
 // logs (and CPU profiles with --cpu-prof, the watcher's heap after fan-out and after upgrade
 // with --heap-snapshot, summarised in the log) are kept in .local/bench/n<N>/.
@@ -12,7 +15,7 @@ import { dirname, join, resolve } from "node:path";
 import { tuneFluentClient } from "../capabilities/shared/cluster/kube-client-tuning";
 import { startEnvironment, type Environment } from "../hack/environment";
 import { repoRoot } from "../hack/cluster/paths";
-import { apiFloor, floorInputs, gitFloor, withControllersFrozen } from "./floor";
+import { apiFloor, floorInputs, gitFloor, realFloor, withControllersFrozen } from "./floor";
 import { heapFlags, summarizeHeap, takeHeapSnapshot } from "./heap";
 import { Api } from "./kube";
 import { findPid, machine, ProcessMeter, readPid } from "./metrics";
@@ -22,9 +25,15 @@ import { pidFile, settled, type BenchContext } from "./scenarios/context";
 import { eventCosts } from "./scenarios/events";
 import { fanOut, limits } from "./scenarios/fanout";
 import { createFleet } from "./scenarios/fleet";
+import { fleetFanOut, injectableUpstream } from "./scenarios/fleet-fanout";
 import { publishDrafts, publishUpstreamV2, syncDeployments, upgrade } from "./scenarios/upgrade";
 
-const SCENARIOS = ["fanout", "upgrade", "events", "admission", "floor"];
+/** Run by default, on the embedded default. */
+const SCENARIOS = ["fanout", "upgrade", "events", "admission", "floor", "fleet"];
+/** Run only when named. */
+const ON_REQUEST: string[] = [];
+/** The scenarios of the first environment of each size (the fleet has its own). */
+const PLAIN = ["fanout", "upgrade", "events", "admission", "floor"];
 
 /** The generated Deployment's memory limit (see where it is used). */
 const POD_MEMORY_MB = Number(process.env.PORCH_PEPR_BENCH_MEMORY_MB ?? 512);
@@ -103,6 +112,7 @@ async function runSize(ctx: BenchContext, n: number, wanted: Set<string>, result
       result.floor = await withControllersFrozen(ctx, async pid => ({
         api: await apiFloor(ctx, objects, pid),
         git: await gitFloor(ctx, drafts),
+        real: await realFloor(ctx, objects, drafts, pid),
         synthesized,
       }));
       log(`  ${JSON.stringify(result.floor)}`);
@@ -111,6 +121,77 @@ async function runSize(ctx: BenchContext, n: number, wanted: Set<string>, result
   } finally {
     fleet.stop();
   }
+}
+
+/**
+ * A fresh embedded default for `fn`, its module under the pod's memory limit; logs (and
+ * profiles) kept in .local/bench/n<N><suffix>/.
+ */
+async function inEnvironment(
+  n: number,
+  suffix: string,
+  fn: (ctx: BenchContext) => Promise<void>,
+): Promise<void> {
+  const workDir = mkdtempSync(join(tmpdir(), `porch-pepr-bench-${n}-`));
+  const keep = join(repoRoot, ".local", "bench", `n${n}${suffix}`);
+  rmSync(keep, { recursive: true, force: true });
+  mkdirSync(keep, { recursive: true });
+  process.env.PORCH_PEPR_GIT_CACHE = join(workDir, "operator-cache");
+  // The module runs under its pod's memory limit, in a cgroup (hack/module/memory-cgroup.ts):
+  // Node sizes its heap from the limit as in the pod (about 256 MB for 512Mi), not from this
+  // machine's memory, so peak RSS says whether the watcher fits its pod and the time includes
+  // the garbage collection that costs.
+  process.env.PORCH_PEPR_MODULE_MEMORY_LIMIT_MB = String(POD_MEMORY_MB);
+  const flags: string[] = [];
+  // More V8 flags for the module's processes, to measure what one costs or saves.
+  flags.push(...(process.env.PORCH_PEPR_BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean));
+  if (process.argv.includes("--cpu-prof"))
+    flags.push("--cpu-prof", `--cpu-prof-dir=${join(keep, "profiles")}`);
+  // A snapshot costs the watcher memory it may keep: later RSS figures of such a run are high.
+  if (process.argv.includes("--heap-snapshot")) {
+    mkdirSync(heapDir(n), { recursive: true });
+    flags.push(...heapFlags(heapDir(n)));
+  }
+  process.env.PORCH_PEPR_MODULE_NODE_FLAGS = flags.join(" ");
+  const env: Environment = await startEnvironment({ purpose: "bench" });
+  process.env.KUBECONFIG = env.kubeconfig; // kubernetes-fluent-client (the API floor) reads it
+  const base = {
+    env,
+    api: new Api(env.controlPlane.server, env.controlPlane.certs),
+    ca: readFileSync(env.controlPlane.certs.caCert),
+    workDir,
+  };
+  try {
+    await fn({ ...base, meter: new ProcessMeter(pidsOf(base)) });
+  } finally {
+    cpSync(join(env.stateDir, "logs"), join(keep, "logs"), { recursive: true });
+    await env.stop().catch(() => undefined);
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** The fleet scenario at N, in its own environment: its upstream has an injection point. */
+async function runFleet(ctx: BenchContext, n: number, result: SizeResult): Promise<void> {
+  log(`N = ${n}: creating the fleet for the fleet scenario`);
+  const fleet = await createFleet(ctx, n, "bench", injectableUpstream(1));
+  try {
+    await settled(ctx);
+    log(`N = ${n}: fleet fan-out (package context, prepended mutator, injection)`);
+    result.fleet = await fleetFanOut(ctx, fleet);
+    log(`  ${JSON.stringify(result.fleet.timeline)}`);
+  } finally {
+    fleet.stop();
+  }
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The earlier results --add-to names, without the sizes this run measures again. */
+function earlierResults(sizes: number[]): SizeResult[] {
+  const file = option("add-to", "");
+  if (!file) return [];
+  const earlier = JSON.parse(readFileSync(file, "utf8")) as BenchResults;
+  return earlier.sizes.filter(r => !sizes.includes(r.n));
 }
 
 async function main(): Promise<void> {
@@ -123,9 +204,10 @@ async function main(): Promise<void> {
     );
   const sizes = option("sizes", "10,100,1000").split(",").map(Number);
   const wanted = new Set(option("scenarios", SCENARIOS.join(",")).split(","));
-  const unknown = [...wanted].filter(s => !SCENARIOS.includes(s));
+  const known = [...SCENARIOS, ...ON_REQUEST];
+  const unknown = [...wanted].filter(s => !known.includes(s));
   if (unknown.length > 0 || sizes.some(n => !(n >= 10)))
-    throw new Error(`usage: --sizes 10,100,1000 (each ≥ 10) --scenarios ${SCENARIOS.join(",")}`);
+    throw new Error(`usage: --sizes 10,100,1000 (each ≥ 10) --scenarios ${known.join(",")}`);
   const out = resolve(option("out", join(repoRoot, "bench", "results")));
   limits.maxWaitMs = Number(option("max-wait-s", "Infinity")) * 1000;
   // The API floor goes through kubernetes-fluent-client as the operator runs it.
@@ -134,51 +216,26 @@ async function main(): Promise<void> {
     machine: machine(),
     date: new Date().toISOString(),
     scenarios: [...wanted],
-    sizes: [],
+    sizes: earlierResults(sizes),
   };
   for (const n of sizes) {
-    const workDir = mkdtempSync(join(tmpdir(), `porch-pepr-bench-${n}-`));
-    const keep = join(repoRoot, ".local", "bench", `n${n}`);
-    rmSync(keep, { recursive: true, force: true });
-    mkdirSync(keep, { recursive: true });
-    process.env.PORCH_PEPR_GIT_CACHE = join(workDir, "operator-cache");
-    // The module runs under its pod's memory limit, in a cgroup (hack/module/memory-cgroup.ts):
-    // Node sizes its heap from the limit as in the pod (about 256 MB for 512Mi), not from this
-    // machine's memory, so peak RSS says whether the watcher fits its pod and the time includes
-    // the garbage collection that costs.
-    process.env.PORCH_PEPR_MODULE_MEMORY_LIMIT_MB = String(POD_MEMORY_MB);
-    const flags: string[] = [];
-    // More V8 flags for the module's processes, to measure what one costs or saves.
-    flags.push(...(process.env.PORCH_PEPR_BENCH_NODE_FLAGS ?? "").split(" ").filter(Boolean));
-    if (process.argv.includes("--cpu-prof"))
-      flags.push("--cpu-prof", `--cpu-prof-dir=${join(keep, "profiles")}`);
-    // A snapshot costs the watcher memory it may keep: later RSS figures of such a run are high.
-    if (process.argv.includes("--heap-snapshot")) {
-      mkdirSync(heapDir(n), { recursive: true });
-      flags.push(...heapFlags(heapDir(n)));
-    }
-    process.env.PORCH_PEPR_MODULE_NODE_FLAGS = flags.join(" ");
-    const env: Environment = await startEnvironment({ purpose: "bench" });
-    process.env.KUBECONFIG = env.kubeconfig; // kubernetes-fluent-client (the API floor) reads it
-    const base = {
-      env,
-      api: new Api(env.controlPlane.server, env.controlPlane.certs),
-      ca: readFileSync(env.controlPlane.certs.caCert),
-      workDir,
-    };
-    const ctx: BenchContext = { ...base, meter: new ProcessMeter(pidsOf(base)) };
     const result: SizeResult = { n };
     results.sizes.push(result);
+    results.sizes.sort((a, b) => a.n - b.n);
     try {
-      await runSize(ctx, n, wanted, result);
+      if (PLAIN.some(s => wanted.has(s)))
+        await inEnvironment(n, "", ctx => runSize(ctx, n, wanted, result));
     } catch (error) {
-      result.error = error instanceof Error ? error.message : String(error);
+      result.error = errorText(error);
       log(`N = ${n} failed: ${result.error}`);
-    } finally {
+    }
+    writeResults(out, results);
+    if (wanted.has("fleet")) {
+      await inEnvironment(n, "-fleet", ctx => runFleet(ctx, n, result)).catch(error => {
+        result.scenarioErrors = { ...result.scenarioErrors, fleet: errorText(error) };
+        log(`N = ${n} fleet failed: ${errorText(error)}`);
+      });
       writeResults(out, results);
-      cpSync(join(env.stateDir, "logs"), join(keep, "logs"), { recursive: true });
-      await env.stop().catch(() => undefined);
-      rmSync(workDir, { recursive: true, force: true });
     }
   }
   log(`results in ${out}`);

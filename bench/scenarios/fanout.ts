@@ -106,7 +106,12 @@ export const allRendered = (fleet: Fleet, drafts: () => KubeObject[], what: stri
     () => `${drafts().filter(pr => isRendered(fleet, pr)).length}/${fleet.n} rendered`,
   );
 
-export async function fanOut(ctx: BenchContext, fleet: Fleet): Promise<StepResult> {
+/** Creates `set` (the plain fleetSet unless given) and times it to N rendered drafts. */
+export async function fanOut(
+  ctx: BenchContext,
+  fleet: Fleet,
+  set: KubeObject = fleetSet(fleet, 1),
+): Promise<StepResult> {
   const { n } = fleet;
   const allowance = allowanceMs(n);
   const ready = (pv: KubeObject) => conditionOf(pv, "Ready")?.status === "True";
@@ -120,7 +125,7 @@ export async function fanOut(ctx: BenchContext, fleet: Fleet): Promise<StepResul
       drafts: () => drafts().length,
       rendered: () => drafts().filter(pr => isRendered(fleet, pr)).length,
     });
-    await ctx.api.create(paths.pvs(fleet.ns), fleetSet(fleet, 1));
+    await ctx.api.create(paths.pvs(fleet.ns), set);
     const reached = await milestones(start, {
       variants: fleet.variants.until(
         "N PackageVariants",

@@ -1,15 +1,26 @@
 // The fleet every scenario works on: a blueprint repository with the demo's base-ns package
 // (a real Kptfile pipeline: set-namespace from the package context) and an unrelated package,
-// ten deployment repositories, all registered as Repository objects in one namespace.
+// deployment repositories (ten, and one per 100 variants beyond 1,000), all registered as
+// Repository objects in one namespace.
 import { join } from "node:path";
 import { DEMO_BLUEPRINTS, type DemoPackage } from "../../hack/demo/packages";
 import { publishPackages } from "../../hack/demo/repositories";
+import { mapLimit } from "../../lib/controller/concurrency";
 import { openContentStore } from "../../lib/git";
 import { ObjectCache } from "../cache";
 import { conditionOf, paths, type KubeObject } from "../kube";
 import type { BenchContext } from "./context";
 
-export const DEPLOYMENT_REPOSITORIES = 10;
+/** Packages per deployment repository the fleet grows to before it adds repositories. */
+export const PACKAGES_PER_REPOSITORY = 100;
+
+/**
+ * Ten deployment repositories up to 1,000 variants, then one per 100 (N = 10,000: 100 of 100):
+ * a repository's size, which every fetch and push of it pays for, stays the N = 1000 one, so
+ * time per variant at 10,000 compares with 1,000 on what the operator does, not on git.
+ */
+export const deploymentRepositories = (n: number): number =>
+  Math.max(10, Math.ceil(n / PACKAGES_PER_REPOSITORY));
 export const BLUEPRINTS = "blueprints";
 export const UPSTREAM_PACKAGE = "base-ns";
 /** A published package no PackageVariant uses: the "unrelated PackageRevision" of the events. */
@@ -19,7 +30,7 @@ export interface Fleet {
   ns: string;
   n: number;
   repos: string[];
-  /** Package names per deployment repository (N / 10 of them). */
+  /** Package names per deployment repository (N / repositories of them). */
   packageNames: string[];
   blueprintsUrl: string;
   repositories: ObjectCache;
@@ -76,24 +87,29 @@ const repository = (name: string, url: string, deployment: boolean, labels = {})
   },
 });
 
-export async function createFleet(ctx: BenchContext, n: number, ns = "bench"): Promise<Fleet> {
+/** `upstream`: the blueprint base-ns is published as (v1 first; the upgrade publishes v2). */
+export async function createFleet(
+  ctx: BenchContext,
+  n: number,
+  ns = "bench",
+  upstream = upstreamPackage(1),
+): Promise<Fleet> {
   const { api, env } = ctx;
   await api.create(paths.namespaces, { metadata: { name: ns } });
   const blueprintsUrl = (await env.git.createBareRepo(BLUEPRINTS)).url;
-  await publishBlueprints(ctx, blueprintsUrl, [upstreamPackage(1), demo(UNRELATED_PACKAGE)]);
-  const repos = Array.from({ length: DEPLOYMENT_REPOSITORIES }, (_, i) => `deploy-${i}`);
-  const urls = await Promise.all(
-    repos.map(async name => {
-      const { url } = await env.git.createBareRepo(name);
-      // main with porch's initial commit, as a new deployment repository has it
-      const store = openContentStore(
-        { url, createBranch: true },
-        { cacheRoot: join(ctx.workDir, "deploy-writer") },
-      );
-      await store.open().finally(() => store.close());
-      return url;
-    }),
-  );
+  await publishBlueprints(ctx, blueprintsUrl, [upstream, demo(UNRELATED_PACKAGE)]);
+  const count = deploymentRepositories(n);
+  const repos = Array.from({ length: count }, (_, i) => `deploy-${i}`);
+  const urls = await mapLimit(repos, 8, async name => {
+    const { url } = await env.git.createBareRepo(name);
+    // main with porch's initial commit, as a new deployment repository has it
+    const store = openContentStore(
+      { url, createBranch: true },
+      { cacheRoot: join(ctx.workDir, "deploy-writer") },
+    );
+    await store.open().finally(() => store.close());
+    return url;
+  });
   const caches = await Promise.all(
     [paths.repo(ns), paths.pv(ns), paths.pr(ns), paths.prr(ns)].map(p =>
       new ObjectCache(api, p).start(),
@@ -107,7 +123,7 @@ export async function createFleet(ctx: BenchContext, n: number, ns = "bench"): P
     "repositories Ready",
     () =>
       repositories.values.every(r => conditionOf(r, "Ready")?.status === "True") ? true : undefined,
-    120_000,
+    120_000 + count * 2_000,
   );
   await revisions.until(
     "blueprint revisions mirrored",
@@ -118,14 +134,14 @@ export async function createFleet(ctx: BenchContext, n: number, ns = "bench"): P
         : undefined,
     120_000,
   );
-  const perRepo = Math.max(1, Math.round(n / DEPLOYMENT_REPOSITORIES));
+  const perRepo = Math.max(1, Math.round(n / count));
   const packageNames = Array.from(
     { length: perRepo },
     (_, i) => `ns-${String(i).padStart(4, "0")}`,
   );
   return {
     ns,
-    n: perRepo * DEPLOYMENT_REPOSITORIES,
+    n: perRepo * count,
     repos,
     packageNames,
     blueprintsUrl,
