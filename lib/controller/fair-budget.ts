@@ -3,7 +3,15 @@
 // served round-robin by namespace (each namespace's own first-in first-out), so one tenant's
 // queue of large requests delays another's by at most one grant per turn; a wait is bounded and
 // ends with BudgetWaitTimeout instead of hanging.
+import { positiveSetting } from "../git/content-limits";
 import { Slots } from "./concurrency";
+
+/**
+ * One namespace's share of a bound `limit` shared between namespaces: the setting when it is a
+ * positive number, else half of it, so one tenant always leaves the other half to the rest.
+ */
+export const namespaceShare = (limit: number, setting: string | undefined): number =>
+  Math.floor(positiveSetting(setting, Math.floor(limit / 2)));
 
 /** A wait for the budget that did not end within its bound. */
 export class BudgetWaitTimeout extends Error {

@@ -6,7 +6,7 @@
 // back when it ends; one namespace holds at most its share, and a fetch that cannot get its next
 // step within the wait bound fails FetchMemoryBusy instead of hanging. The git CLI writes what it
 // fetches to disk in its own process and takes nothing from this budget.
-import { BudgetWaitTimeout, FairBudget } from "../controller/fair-budget";
+import { BudgetWaitTimeout, FairBudget, namespaceShare } from "../controller/fair-budget";
 import { positiveSetting } from "./content-limits";
 import { GitStoreError } from "./errors";
 
@@ -34,9 +34,7 @@ export function fetchMemoryFromEnv(
   onUse?: ConstructorParameters<typeof FairBudget>[3],
 ): FairBudget {
   const limit = Math.floor(positiveSetting(env[FETCH_MEMORY_SETTING], DEFAULT_FETCH_MEMORY));
-  const share = Math.floor(
-    positiveSetting(env[FETCH_MEMORY_PER_NAMESPACE_SETTING], Math.floor(limit / 2)),
-  );
+  const share = namespaceShare(limit, env[FETCH_MEMORY_PER_NAMESPACE_SETTING]);
   const waitMs = positiveSetting(env[FETCH_MEMORY_WAIT_SETTING], DEFAULT_FETCH_MEMORY_WAIT_MS);
   return new FairBudget(limit, share, waitMs, onUse);
 }
