@@ -2,7 +2,11 @@ import { randomBytes } from "node:crypto";
 import { FairBudget } from "../../../lib/controller/fair-budget";
 import { isGitStoreError } from "../../../lib/git";
 import { IsoGitClient } from "../../../lib/git/iso-client";
-import { DEFAULT_FETCH_MEMORY, fetchMemoryFromEnv } from "../../../lib/git/fetch-memory";
+import {
+  DEFAULT_FETCH_MEMORY,
+  FetchHold,
+  fetchMemoryFromEnv,
+} from "../../../lib/git/fetch-memory";
 import { git, startFixture, workClone, writeFiles, type Fixture } from "./helpers";
 
 jest.setTimeout(60_000);
@@ -83,5 +87,46 @@ describe("the fetch memory", () => {
       /brought more than the 2097152 bytes one namespace's fetches may hold in memory \(PORCH_PEPR_GIT_FETCH_MEMORY_PER_NAMESPACE\)$/,
     );
     expect(budget.slots.taken).toBe(0);
+  });
+
+  // Before, a trickling server kept what its fetch held until the total timeout (5 minutes):
+  // two such namespaces held the whole budget, and every other tenant's fetch failed
+  // FetchMemoryBusy after each wait.
+  it("cuts a stalled fetch of a namespace over an equal split for a fetch of another that waited", async () => {
+    const budget = fetchMemoryFromEnv({
+      PORCH_PEPR_GIT_FETCH_MEMORY: String(4 * MiB),
+      PORCH_PEPR_GIT_FETCH_MEMORY_WAIT_MS: "50",
+    });
+    const [first, second] = ["noisy-1", "noisy-2"].map(
+      ns => new FetchHold(budget, ns, `http://${ns}.example/repo`),
+    );
+    await first.charge(2 * MiB); // each namespace its whole share: nothing left
+    await second.charge(2 * MiB);
+    // Neither receives a byte from here on; the victim's wait starts after a full wait bound.
+    await new Promise(resolve => setTimeout(resolve, 50));
+    const victim = new FetchHold(budget, "victim", "http://victim.example/repo");
+    const waited = victim.charge(1);
+    let victimDone = false;
+    waited.catch(() => undefined).finally(() => (victimDone = true));
+    // The stalled fetch learns it was cut with its next chunk, and ends (without the cut, the
+    // victim's wait fails first).
+    let error: unknown;
+    while (error === undefined && !victimDone) {
+      error = await first.charge(0).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      if (error === undefined) await new Promise(resolve => setTimeout(resolve, 10));
+    }
+    expect(isGitStoreError(error, "Timeout")).toBe(true);
+    expect((error as Error).message).toBe(
+      "git fetch from http://noisy-1.example/repo was cut: it held 2097152 bytes of fetch memory and received less than 1048576 bytes in 50 ms while a fetch of another namespace waited for memory (PORCH_PEPR_GIT_FETCH_MEMORY_WAIT_MS)",
+    );
+    first.release();
+    await expect(waited).resolves.toBeUndefined();
+    expect(budget.slots.heldBy("victim")).toBe(MiB);
+    expect(second.stalled).toBe(true); // one cut made room: the other is left alone
+    second.release();
+    victim.release();
   });
 });
