@@ -436,7 +436,12 @@ export class CliGitClient implements GitClient {
             ),
           );
         reject(
-          this.failure(subcommandOf(args), stderr, Buffer.concat(out).toString("utf8"), o.network === true),
+          this.failure(
+            subcommandOf(args),
+            stderr,
+            Buffer.concat(out).toString("utf8"),
+            o.network === true,
+          ),
         );
       });
       child.stdin.on("error", () => undefined);

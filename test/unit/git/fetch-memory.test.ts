@@ -2,11 +2,7 @@ import { randomBytes } from "node:crypto";
 import { FairBudget } from "../../../lib/controller/fair-budget";
 import { isGitStoreError } from "../../../lib/git";
 import { IsoGitClient } from "../../../lib/git/iso-client";
-import {
-  DEFAULT_FETCH_MEMORY,
-  FetchHold,
-  fetchMemoryFromEnv,
-} from "../../../lib/git/fetch-memory";
+import { DEFAULT_FETCH_MEMORY, FetchHold, fetchMemoryFromEnv } from "../../../lib/git/fetch-memory";
 import { git, startFixture, workClone, writeFiles, type Fixture } from "./helpers";
 
 jest.setTimeout(60_000);
