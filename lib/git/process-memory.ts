@@ -15,10 +15,15 @@ export const GIT_PROCESS_MEMORY_SETTING = "PORCH_PEPR_GIT_PROCESS_MEMORY_BYTES";
  */
 export const DEFAULT_GIT_PROCESS_MEMORY = 256 * 1024 * 1024;
 
-/** `git args` run with at most `bytes` of data memory: the command and its arguments. */
+/**
+ * `git args` run with at most `bytes` of data memory: the command and its arguments. Where the
+ * process may not raise its hard limit that far, a lower hard limit binds git instead; git never
+ * runs without a bound.
+ */
 export function boundedGit(args: readonly string[], bytes: number): [string, string[]] {
   const kib = Math.max(1024, Math.floor(bytes / 1024));
-  return ["sh", ["-c", `ulimit -d ${kib} && exec "$0" "$@"`, "git", ...args]];
+  const bound = `ulimit -d ${kib} 2>/dev/null || [ "$(ulimit -H -d)" != unlimited ]`;
+  return ["sh", ["-c", `${bound} && exec "$0" "$@"`, "git", ...args]];
 }
 
 /**
