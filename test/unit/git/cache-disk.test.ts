@@ -100,7 +100,10 @@ afterAll(async () => {
 async function seeded(client: GitClientKind, name: string) {
   const url = await fx.repo();
   const store = track(
-    new GitContentStore({ url, createBranch: true }, { cacheRoot: await fx.cacheRoot(), client }),
+    new GitContentStore(
+      { url, createBranch: true },
+      { cacheRoot: await fx.cacheRoot(), client, namespace: "tenant" },
+    ),
   );
   const d = await store.createNewDraft({ packageName: name, workspaceName: "w" });
   await d.updateResources(pkgFiles(name, randomBytes(150_000).toString("base64")), "init");
@@ -113,6 +116,8 @@ describe.each(CLIENTS)("the cache disk bound (%s)", client => {
   it("evicts the least recently used idle cache, which is fetched again when used", async () => {
     const first = await seeded(client, "one");
     expect(await diskUsage(first.store.cacheDir)).toBeLessThan(300_000);
+    // Counted as the namespace's, the one its store was opened for.
+    expect(processCacheDisk().ledger.heldBy("tenant")).toBeGreaterThan(0);
     expect(existsSync(first.store.cacheDir)).toBe(true);
     const second = await seeded(client, "two");
     await processCacheDisk().settled();
