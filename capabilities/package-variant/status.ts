@@ -8,7 +8,11 @@ import {
   PackageVariantStatus,
 } from "../../crd-types";
 import { Condition, setCondition } from "../../lib/kubernetes/conditions";
-import { variantConditions, type VariantOutcome } from "../../lib/package-variant";
+import {
+  boundedDownstreamTargets,
+  variantConditions,
+  type VariantOutcome,
+} from "../../lib/package-variant";
 import { refOf } from "../../lib/cluster/port";
 import type { OperatorContext } from "../context";
 
@@ -69,11 +73,14 @@ export async function writeVariantStatus(
   for (const condition of variantConditions(outcome))
     conditions = setCondition(conditions, condition, generation, ctx.now());
   const ns = pv.metadata?.namespace ?? "";
-  const downstreamTargets = await Promise.all(
-    outcome.targets.map(async name => {
-      const renderStatus = await renderStatusOf(ctx, ns, name);
-      return { name, ...(renderStatus && { renderStatus }) };
-    }),
+  // Cut to a bounded size: a tenant's failing pipelines must not grow the variant past the API's limit.
+  const downstreamTargets = boundedDownstreamTargets(
+    await Promise.all(
+      outcome.targets.map(async name => {
+        const renderStatus = await renderStatusOf(ctx, ns, name);
+        return { name, ...(renderStatus && { renderStatus }) };
+      }),
+    ),
   );
   const status: PackageVariantStatus = {
     observedGeneration: generation,

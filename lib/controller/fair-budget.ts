@@ -2,8 +2,17 @@
 // git fetches in flight), with each namespace's share capped as Slots caps it. Waiters are
 // served round-robin by namespace (each namespace's own first-in first-out), so one tenant's
 // queue of large requests delays another's by at most one grant per turn; a wait is bounded and
-// ends with BudgetWaitTimeout instead of hanging.
+// ends with BudgetWaitTimeout instead of hanging, once its owner had one chance to make slow
+// holders of other namespaces give back what they hold (fetch-memory.ts).
+import { positiveSetting } from "../git/content-limits";
 import { Slots } from "./concurrency";
+
+/**
+ * One namespace's share of a bound `limit` shared between namespaces: the setting when it is a
+ * positive number, else half of it, so one tenant always leaves the other half to the rest.
+ */
+export const namespaceShare = (limit: number, setting: string | undefined): number =>
+  Math.floor(positiveSetting(setting, Math.floor(limit / 2)));
 
 /** A wait for the budget that did not end within its bound. */
 export class BudgetWaitTimeout extends Error {
@@ -42,6 +51,12 @@ export class FairBudget {
     /** Longest wait for one acquire, in milliseconds. */
     readonly waitMs: number,
     private readonly onUse?: (use: BudgetUse) => void,
+    /**
+     * Asked once when a wait of `namespace` for `amount` runs out: whether holders of other
+     * namespaces were made to give back what they hold (each releases it when it ends). If so,
+     * the wait runs once more instead of failing.
+     */
+    private readonly reclaim?: (namespace: string, amount: number) => boolean,
   ) {
     this.slots = new Slots(limit, perNamespace);
   }
@@ -67,7 +82,14 @@ export class FairBudget {
           resolve();
         },
       };
-      const timer = setTimeout(() => {
+      let reclaimed = false;
+      const expire = () => {
+        if (!reclaimed && this.reclaim?.(namespace, amount)) {
+          reclaimed = true;
+          timer = setTimeout(expire, this.waitMs);
+          timer.unref();
+          return;
+        }
         this.#drop(namespace, waiter);
         reject(
           new BudgetWaitTimeout(
@@ -75,7 +97,8 @@ export class FairBudget {
             this.slots.heldBy(namespace) + amount > this.slots.perNamespace,
           ),
         );
-      }, this.waitMs);
+      };
+      let timer = setTimeout(expire, this.waitMs);
       timer.unref();
       const queue = this.#queues.get(namespace);
       if (queue) queue.push(waiter);

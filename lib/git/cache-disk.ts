@@ -1,52 +1,88 @@
-// The disk the git caches take together (PORCH_PEPR_GIT_CACHE_DISK_BYTES): each cache is
-// measured after a fetch that changed its refs, and when they pass the bound the least recently
-// used caches that no operation holds (the per-cache lock, mutex.ts) are deleted, and a cache
-// over the bound by itself once its operation ends. An evicted
-// cache is fetched again on its next use: every store that had it open sees its eviction count
-// change and starts over (`evictions`). Removing a Repository's caches when it goes is
-// `removeCache`, under the same lock.
+// The disk the git caches take together (PORCH_PEPR_GIT_CACHE_DISK_BYTES), shared between
+// namespaces as the fetch memory is (fair-budget.ts): one namespace's caches take at most its
+// share (PORCH_PEPR_GIT_CACHE_DISK_PER_NAMESPACE_BYTES, half the disk unless set), so a tenant's
+// huge repositories evict its own caches, not everyone's. Each cache is measured after a fetch
+// that changed its refs; a namespace over its share loses its own least recently used caches
+// that no operation holds (the per-cache lock, mutex.ts), and past the whole bound the least
+// recently used idle caches of namespaces over an equal split of the disk go first. A cache over
+// the share by itself is deleted once its operation ends. An evicted cache is fetched again on
+// its next use: every store that had it open sees its eviction count change and starts over
+// (`evictions`). Removing a Repository's caches when it goes is `removeCache`, under the same
+// lock.
 import { lstat, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { namespaceShare } from "../controller/fair-budget";
 import { positiveSetting } from "./content-limits";
 import { isLocked, withLock } from "./mutex";
 
 export const CACHE_DISK_SETTING = "PORCH_PEPR_GIT_CACHE_DISK_BYTES";
+export const CACHE_DISK_PER_NAMESPACE_SETTING = "PORCH_PEPR_GIT_CACHE_DISK_PER_NAMESPACE_BYTES";
 /** 2 GiB: sixteen fetches at the per-fetch limit; a Repository's cache is usually far smaller. */
 export const DEFAULT_CACHE_DISK_BYTES = 2 * 1024 * 1024 * 1024;
 
+interface CacheUse {
+  namespace: string;
+  bytes: number;
+}
+
 /**
- * Which caches to evict: sizes by folder, least recently used first. Pure; the caller deletes.
+ * Which caches to evict: sizes by folder and namespace, least recently used first. Pure; the
+ * caller deletes.
  */
 export class CacheDiskLedger {
-  /** Folder → bytes, least recently used first (a use moves it last). */
-  readonly #sizes = new Map<string, number>();
+  /** Folder → its use, least recently used first (a use moves it last). */
+  readonly #uses = new Map<string, CacheUse>();
+  /** Namespace → bytes of its caches. */
+  readonly #held = new Map<string, number>();
   #total = 0;
+  readonly perNamespace: number;
 
-  constructor(readonly maxBytes: number) {}
+  constructor(
+    readonly maxBytes: number,
+    perNamespace = maxBytes,
+  ) {
+    this.perNamespace = Math.min(perNamespace, maxBytes);
+  }
 
   get total(): number {
     return this.#total;
   }
 
+  heldBy(namespace: string): number {
+    return this.#held.get(namespace) ?? 0;
+  }
+
   /**
-   * Records that `dir` was just used and takes `bytes`, and returns the folders to evict to get
-   * back within the bound: the least recently used first, none that `busy` says is in use, and
-   * `dir` itself last, only when it alone is over the bound (it is deleted once its operation
-   * ends, so one repository fetched again and again cannot grow without end). They are no longer
-   * counted.
+   * Records that `dir` of `namespace` was just used and takes `bytes`, and returns the folders
+   * to evict, none that `busy` says is in use and `dir` itself only when it alone is over the
+   * namespace's share (it is deleted once its operation ends, so one repository fetched again and
+   * again cannot grow without end). First the namespace's own least recently used caches while it
+   * is over its share; then, while all are over the bound, the least recently used caches of the
+   * namespaces holding more than an equal split of it: a namespace within its split never loses
+   * a cache to another's growth. Evicted folders are no longer counted.
    */
-  used(dir: string, bytes: number, busy: (dir: string) => boolean): string[] {
+  used(dir: string, namespace: string, bytes: number, busy: (dir: string) => boolean): string[] {
     this.forget(dir);
-    this.#sizes.set(dir, bytes);
-    this.#total += bytes;
+    this.#uses.set(dir, { namespace, bytes });
+    this.#add(namespace, bytes);
     const evicted: string[] = [];
-    for (const other of [...this.#sizes.keys()]) {
-      if (this.#total <= this.maxBytes) break;
-      if (other === dir || busy(other)) continue;
-      this.forget(other);
-      evicted.push(other);
-    }
-    if (bytes > this.maxBytes) {
+    const evictWhile = (over: () => boolean, from: (use: CacheUse) => boolean) => {
+      for (const [other, use] of [...this.#uses]) {
+        if (!over()) return;
+        if (other === dir || busy(other) || !from(use)) continue;
+        this.forget(other);
+        evicted.push(other);
+      }
+    };
+    evictWhile(
+      () => this.heldBy(namespace) > this.perNamespace,
+      use => use.namespace === namespace,
+    );
+    evictWhile(
+      () => this.#total > this.maxBytes,
+      use => this.heldBy(use.namespace) > this.maxBytes / this.#held.size,
+    );
+    if (bytes > this.perNamespace) {
       this.forget(dir);
       evicted.push(dir);
     }
@@ -54,10 +90,17 @@ export class CacheDiskLedger {
   }
 
   forget(dir: string): void {
-    const size = this.#sizes.get(dir);
-    if (size === undefined) return;
-    this.#sizes.delete(dir);
-    this.#total -= size;
+    const use = this.#uses.get(dir);
+    if (use === undefined) return;
+    this.#uses.delete(dir);
+    this.#add(use.namespace, -use.bytes);
+  }
+
+  #add(namespace: string, bytes: number): void {
+    this.#total += bytes;
+    const held = this.heldBy(namespace) + bytes;
+    if (held > 0) this.#held.set(namespace, held);
+    else this.#held.delete(namespace);
   }
 }
 
@@ -100,17 +143,17 @@ export class CacheDisk {
   readonly ledger: CacheDiskLedger;
   readonly #removing = new Set<Promise<void>>();
 
-  constructor(maxBytes: number) {
-    this.ledger = new CacheDiskLedger(maxBytes);
+  constructor(maxBytes: number, perNamespace?: number) {
+    this.ledger = new CacheDiskLedger(maxBytes, perNamespace);
   }
 
   /**
-   * Measures `dir` (the caller holds its lock) and evicts idle caches over the bound; the
-   * evictions run in the background, each once its cache is free.
+   * Measures `dir`, a cache of `namespace` (the caller holds its lock), and evicts idle caches
+   * over the bounds; the evictions run in the background, each once its cache is free.
    */
-  async measured(dir: string): Promise<void> {
+  async measured(dir: string, namespace: string): Promise<void> {
     const bytes = await diskUsage(dir);
-    for (const victim of this.ledger.used(dir, bytes, isLocked)) {
+    for (const victim of this.ledger.used(dir, namespace, bytes, isLocked)) {
       const removal = removeCache(victim)
         .catch(() => undefined) // gone already, or measured again when next fetched
         .finally(() => this.#removing.delete(removal));
@@ -126,9 +169,13 @@ export class CacheDisk {
 
 let processDisk: CacheDisk | undefined;
 
+/** The bounds the settings in `env` describe. */
+export function cacheDiskFromEnv(env: Record<string, string | undefined>): CacheDisk {
+  const max = Math.floor(positiveSetting(env[CACHE_DISK_SETTING], DEFAULT_CACHE_DISK_BYTES));
+  return new CacheDisk(max, namespaceShare(max, env[CACHE_DISK_PER_NAMESPACE_SETTING]));
+}
+
 export function processCacheDisk(): CacheDisk {
-  processDisk ??= new CacheDisk(
-    Math.floor(positiveSetting(process.env[CACHE_DISK_SETTING], DEFAULT_CACHE_DISK_BYTES)),
-  );
+  processDisk ??= cacheDiskFromEnv(process.env);
   return processDisk;
 }

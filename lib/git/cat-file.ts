@@ -4,6 +4,7 @@
 // growing buffer per chunk took 228 s); a body over the read's limit streams past, never held.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { GitStoreError } from "./errors";
+import { boundedGit } from "./process-memory";
 import { ObjectTooLargeError, type ObjectLimit } from "./content-limits";
 
 export interface RawObject {
@@ -45,6 +46,8 @@ export class CatFileBatch {
   constructor(
     private readonly gitdir: string,
     private readonly env: NodeJS.ProcessEnv,
+    /** The data memory git may take (process-memory.ts); unbounded when not given. */
+    private readonly memoryBytes?: number,
   ) {}
 
   /** The object; one larger than `limit` rejects with ObjectTooLargeError, unread. */
@@ -68,10 +71,10 @@ export class CatFileBatch {
 
   private process(): ChildProcessWithoutNullStreams {
     if (this.child !== undefined) return this.child;
-    const child = spawn("git", [`--git-dir=${this.gitdir}`, "cat-file", "--batch"], {
-      env: this.env,
-      stdio: "pipe",
-    });
+    const args = [`--git-dir=${this.gitdir}`, "cat-file", "--batch"];
+    const [command, argv] =
+      this.memoryBytes === undefined ? ["git", args] : boundedGit(args, this.memoryBytes);
+    const child = spawn(command, argv, { env: this.env, stdio: "pipe" });
     child.stdout.on("data", (d: Buffer) => this.child === child && this.onData(d));
     child.stdin.on("error", () => undefined);
     child.on(

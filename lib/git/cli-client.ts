@@ -25,6 +25,7 @@ import {
   assertUrlAllowed,
   checkedAddresses,
   gitNetworkFromEnv,
+  gitProcessMemoryOf,
   limitsOf,
   lowSpeedOf,
   type GitNetwork,
@@ -38,6 +39,7 @@ import {
   treeTooLarge,
 } from "./content-limits";
 import { PackBound, killGroup } from "./pack-bound";
+import { boundedGit, cacheConfigWithin, outOfMemory, outOfMemoryMessage } from "./process-memory";
 import { CatFileBatch } from "./cat-file";
 import { parseCommit, parseSignature } from "./commit-format";
 import { encodeCommit, encodeTree, parseTree, writeLooseObject } from "./loose-objects";
@@ -73,7 +75,7 @@ export class CliGitClient implements GitClient {
     this.secrets = secretsOf(opts.credentials);
     this.network = opts.network ?? gitNetworkFromEnv(process.env);
     this.env = gitEnv(authorizationHeader(opts.credentials), this.network);
-    this.reader = new CatFileBatch(opts.gitdir, this.env);
+    this.reader = new CatFileBatch(opts.gitdir, this.env, gitProcessMemoryOf(this.network));
   }
 
   async init(): Promise<void> {
@@ -379,7 +381,8 @@ export class CliGitClient implements GitClient {
     const timed = o.network === true || o.timed === true;
     return new Promise((resolve, reject) => {
       // Its own process group, so the total timeout also ends git-remote-http under it.
-      const child = spawn("git", full, {
+      const [command, argv] = boundedGit(full, gitProcessMemoryOf(this.network));
+      const child = spawn(command, argv, {
         env,
         stdio: ["pipe", "pipe", "pipe"],
         detached: timed,
@@ -428,12 +431,17 @@ export class CliGitClient implements GitClient {
             new GitStoreError(
               "Timeout",
               o.network === true
-                ? `git server ${displayUrl(this.opts.url)} timed out: git ${args[0]} took longer than ${totalMs} ms`
-                : `git ${args[0]} on the cache of ${displayUrl(this.opts.url)} took longer than ${totalMs} ms (PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS)`,
+                ? `git server ${displayUrl(this.opts.url)} timed out: git ${subcommandOf(args)} took longer than ${totalMs} ms`
+                : `git ${subcommandOf(args)} on the cache of ${displayUrl(this.opts.url)} took longer than ${totalMs} ms (PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS)`,
             ),
           );
         reject(
-          this.failure(args[0], stderr, Buffer.concat(out).toString("utf8"), o.network === true),
+          this.failure(
+            subcommandOf(args),
+            stderr,
+            Buffer.concat(out).toString("utf8"),
+            o.network === true,
+          ),
         );
       });
       child.stdin.on("error", () => undefined);
@@ -463,6 +471,13 @@ export class CliGitClient implements GitClient {
     // From a network call only git's own lines: "remote:" lines quote the server's answer.
     const shown = network ? gitOwnLines(stderr) : output.trim().replace(/\s*\n\s*/g, "; ");
     const detail = scrubSecrets(shown || "no message", this.secrets);
+    // git's own words only: a "remote:" line saying "Out of memory" is the server's.
+    if (outOfMemory(network ? shown : stderr))
+      return new GitRunError(
+        "ContentTooLarge",
+        outOfMemoryMessage(sub, displayUrl(this.opts.url), gitProcessMemoryOf(this.network)),
+        output,
+      );
     if (
       network &&
       /\b401\b|Authentication failed|could not read Username|terminal prompts disabled|\b403\b/.test(
@@ -496,6 +511,15 @@ export class CliGitClient implements GitClient {
       stdout,
     );
   }
+}
+
+/** The git command `args` run ("fetch" of `-c k=v fetch …`), as messages name it. */
+function subcommandOf(args: readonly string[]): string {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "-c") i++;
+    else if (!args[i].startsWith("-")) return args[i];
+  }
+  return "git";
 }
 
 /**
@@ -562,6 +586,7 @@ function gitEnv(authHeader: string | undefined, network: GitNetwork): NodeJS.Pro
     // Credentials go to the configured host only: a redirect is an error, not a new target.
     ["http.followRedirects", "false"],
     ...lowSpeedConfig(network.timeouts),
+    ...cacheConfigWithin(gitProcessMemoryOf(network)),
     // No transport the URL policy does not know (ext::, ssh, git://, fd::).
     ["protocol.allow", "never"],
     ["protocol.https.allow", "always"],

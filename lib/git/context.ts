@@ -136,7 +136,7 @@ export class RepoContext {
     for (const [ref, { oid }] of refs) key += `${ref} ${oid}\n`;
     if (key === this.measuredRefs) return;
     this.measuredRefs = key;
-    await processCacheDisk().measured(this.cacheDir);
+    await processCacheDisk().measured(this.cacheDir, this.options.namespace ?? "");
   }
 
   /** Under the lock: after an eviction of the cache, fetches it again. */

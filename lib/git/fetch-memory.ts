@@ -4,9 +4,10 @@
 // watcher's memory. Each operation takes the bytes it receives from one process-wide FairBudget,
 // a step at a time as they arrive (a trickling server holds only what it sent), and gives them
 // back when it ends; one namespace holds at most its share, and a fetch that cannot get its next
-// step within the wait bound fails FetchMemoryBusy instead of hanging. The git CLI writes what it
+// step within the wait bound first has stalled fetches of namespaces over an equal split cut
+// (cutStalledHolds), then fails FetchMemoryBusy instead of hanging. The git CLI writes what it
 // fetches to disk in its own process and takes nothing from this budget.
-import { BudgetWaitTimeout, FairBudget } from "../controller/fair-budget";
+import { BudgetWaitTimeout, FairBudget, namespaceShare } from "../controller/fair-budget";
 import { positiveSetting } from "./content-limits";
 import { GitStoreError } from "./errors";
 
@@ -34,11 +35,45 @@ export function fetchMemoryFromEnv(
   onUse?: ConstructorParameters<typeof FairBudget>[3],
 ): FairBudget {
   const limit = Math.floor(positiveSetting(env[FETCH_MEMORY_SETTING], DEFAULT_FETCH_MEMORY));
-  const share = Math.floor(
-    positiveSetting(env[FETCH_MEMORY_PER_NAMESPACE_SETTING], Math.floor(limit / 2)),
-  );
+  const share = namespaceShare(limit, env[FETCH_MEMORY_PER_NAMESPACE_SETTING]);
   const waitMs = positiveSetting(env[FETCH_MEMORY_WAIT_SETTING], DEFAULT_FETCH_MEMORY_WAIT_MS);
-  return new FairBudget(limit, share, waitMs, onUse);
+  const budget: FairBudget = new FairBudget(limit, share, waitMs, onUse, (namespace, amount) =>
+    cutStalledHolds(budget, namespace, amount),
+  );
+  return budget;
+}
+
+/** The holds of each budget that hold some of it. */
+const holding = new WeakMap<FairBudget, Set<FetchHold>>();
+
+/**
+ * For a fetch of `waiting` that waited the whole bound for `amount`: cuts the holds of other
+ * namespaces that hold more than an equal split of the budget (between them and `waiting`) and
+ * received less than a step in that time, the longest stalled first, until what they hold would
+ * make room. A trickling server could otherwise keep half the budget until the total timeout
+ * while other tenants' fetches fail FetchMemoryBusy. Returns whether it cut any.
+ */
+function cutStalledHolds(budget: FairBudget, waiting: string, amount: number): boolean {
+  const { slots } = budget;
+  if (slots.heldBy(waiting) + amount > slots.perNamespace) return false; // its own share is full
+  const holds = [...(holding.get(budget) ?? [])];
+  const split = budget.limit / new Set([waiting, ...holds.map(h => h.namespace)]).size;
+  const now = Date.now();
+  const stalled = holds
+    .filter(
+      h =>
+        h.namespace !== waiting &&
+        h.stalled &&
+        slots.heldBy(h.namespace) > split &&
+        now - h.lastStepAt >= budget.waitMs,
+    )
+    .sort((a, b) => a.lastStepAt - b.lastStepAt);
+  let freed = 0;
+  for (const hold of stalled) {
+    if (slots.taken - freed + amount <= budget.limit) break;
+    freed += hold.cut(budget.waitMs);
+  }
+  return freed > 0;
 }
 
 let processBudget: FairBudget | undefined;
@@ -61,15 +96,38 @@ export function setProcessFetchMemory(budget: FairBudget): void {
 export class FetchHold {
   #reserved = 0;
   #used = 0;
+  #cut: GitStoreError | undefined;
+  /** Waiting for its next step: held up by the budget, not by its server. */
+  #waiting = false;
+  /** When it last took a step (or began): a hold that takes none while others wait is cut. */
+  lastStepAt = Date.now();
 
   constructor(
     private readonly budget: FairBudget,
-    private readonly namespace: string,
+    readonly namespace: string,
     /** The repository, as shown in messages (no credentials). */
     private readonly shownUrl: string,
   ) {}
 
+  /** Whether it could be cut: not cut yet, and not waiting for the budget itself. */
+  get stalled(): boolean {
+    return this.#cut === undefined && !this.#waiting;
+  }
+
+  /**
+   * Makes its next charge fail with a Timeout (the fetch ends and releases what it holds);
+   * returns the bytes it holds.
+   */
+  cut(waitMs: number): number {
+    this.#cut ??= new GitStoreError(
+      "Timeout",
+      `git fetch from ${this.shownUrl} was cut: it held ${this.#reserved} bytes of fetch memory and received less than ${FETCH_MEMORY_STEP} bytes in ${waitMs} ms while a fetch of another namespace waited for memory (${FETCH_MEMORY_WAIT_SETTING})`,
+    );
+    return this.#reserved;
+  }
+
   async charge(bytes: number): Promise<void> {
+    if (this.#cut) throw this.#cut;
     this.#used += bytes;
     if (this.#used <= this.#reserved) return;
     const share = this.budget.perNamespace;
@@ -80,6 +138,7 @@ export class FetchHold {
       );
     const wanted = Math.ceil((this.#used - this.#reserved) / FETCH_MEMORY_STEP) * FETCH_MEMORY_STEP;
     const step = Math.min(wanted, share - this.#reserved);
+    this.#waiting = true;
     try {
       await this.budget.acquire(this.namespace, step);
     } catch (err) {
@@ -90,11 +149,18 @@ export class FetchHold {
           ? `git fetch from ${this.shownUrl} waited ${this.budget.waitMs} ms for memory: other fetches of this namespace hold its share of ${share} bytes (${FETCH_MEMORY_PER_NAMESPACE_SETTING})`
           : `git fetch from ${this.shownUrl} waited ${this.budget.waitMs} ms for memory: fetches in flight hold the ${this.budget.limit} bytes all may hold (${FETCH_MEMORY_SETTING})`,
       );
+    } finally {
+      this.#waiting = false;
     }
     this.#reserved += step;
+    this.lastStepAt = Date.now();
+    let holds = holding.get(this.budget);
+    if (!holds) holding.set(this.budget, (holds = new Set()));
+    holds.add(this);
   }
 
   release(): void {
+    holding.get(this.budget)?.delete(this);
     this.budget.release(this.namespace, this.#reserved);
     this.#reserved = 0;
     this.#used = 0;

@@ -6,6 +6,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import type { LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import { GitStoreError } from "./errors";
+import { DEFAULT_GIT_PROCESS_MEMORY, GIT_PROCESS_MEMORY_SETTING } from "./process-memory";
 import {
   DEFAULT_CONTENT_LIMITS,
   gitContentLimitsFromEnv,
@@ -58,6 +59,8 @@ export interface GitNetwork {
   timeouts: GitTimeouts;
   /** What the clients read of a repository; default DEFAULT_CONTENT_LIMITS. */
   limits?: GitContentLimits;
+  /** Data memory one git CLI process may take; default DEFAULT_GIT_PROCESS_MEMORY. */
+  gitProcessMemoryBytes?: number;
   /** Host name resolution; tests give a fake one. Default: the system resolver (dns.lookup). */
   resolve?: Resolver;
 }
@@ -65,7 +68,8 @@ export interface GitNetwork {
 /**
  * Settings from PORCH_PEPR_GIT_ALLOW_HTTP, ..._ALLOW_FILE, ..._{CONNECT,IDLE,TOTAL}_TIMEOUT_MS,
  * ..._LOW_SPEED_LIMIT, ..._LOW_SPEED_TIME_MS and the content limits
- * ..._MAX_{FILE,PACKAGE,FETCH,OBJECT,INFLATED}_BYTES, ..._MAX_PACKAGE_FILES, ..._MAX_TREE_ENTRIES.
+ * ..._MAX_{FILE,PACKAGE,FETCH,OBJECT,INFLATED}_BYTES, ..._MAX_PACKAGE_FILES, ..._MAX_TREE_ENTRIES,
+ * and ..._PROCESS_MEMORY_BYTES.
  */
 export function gitNetworkFromEnv(env: NodeJS.ProcessEnv): GitNetwork {
   return {
@@ -81,6 +85,9 @@ export function gitNetworkFromEnv(env: NodeJS.ProcessEnv): GitNetwork {
       ),
     },
     limits: gitContentLimitsFromEnv(env),
+    gitProcessMemoryBytes: Math.floor(
+      positiveSetting(env[GIT_PROCESS_MEMORY_SETTING], DEFAULT_GIT_PROCESS_MEMORY),
+    ),
   };
 }
 
@@ -146,6 +153,10 @@ export function guardedLookup(protocol: string, network: GitNetwork, shownUrl?: 
     );
   };
 }
+
+/** The data memory one git CLI process may take. */
+export const gitProcessMemoryOf = (network: GitNetwork): number =>
+  network.gitProcessMemoryBytes ?? DEFAULT_GIT_PROCESS_MEMORY;
 
 /** The content limits a client or the store applies. */
 export const limitsOf = (network: GitNetwork): GitContentLimits =>

@@ -69,3 +69,4 @@ export {
   variantLabelValue,
   variantMarks,
 } from "./variant-label";
+export { boundedDownstreamTargets, TARGET_RENDER_STATUS_BOUNDS } from "./target-render-status";

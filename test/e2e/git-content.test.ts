@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { createGitRepository, kptfile, pushWithGit, registerRepository } from "../support/git";
 import { createNamespace, deleteNamespace, getJson } from "../support/kubectl";
 import { eventually } from "../support/wait";
@@ -98,4 +100,43 @@ it("refuses a repository advertising more refs than the limit, naming it", async
   expect(ready.message).toMatch(
     /advertises more than 200 refs or 102400 bytes of them, over the limit of 200 refs advertised per fetch \(PORCH_PEPR_GIT_MAX_REFS\)/,
   );
+});
+
+// A server advertising 400,000 refs: the git CLI held them all (about 1.4 KB each) before the ref
+// limit could count what it wrote. git runs with its data memory bounded
+// (PORCH_PEPR_GIT_PROCESS_MEMORY_BYTES, default 256 MiB), so the sync fails fast naming it.
+it("ends a git fetch that a flood of refs takes past git's memory bound, naming the setting", async () => {
+  const pkt = (line: string) => `${(line.length + 4).toString(16).padStart(4, "0")}${line}`;
+  const oid = "a".repeat(40);
+  const flood = http.createServer((req, res) => {
+    if (!req.url?.includes("/info/refs")) {
+      res.writeHead(500).end();
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/x-git-upload-pack-advertisement" });
+    const lines = [pkt("# service=git-upload-pack\n"), "0000", pkt(`${oid} HEAD\0ofs-delta\n`)];
+    for (let i = 0; i < 400_000; i++) lines.push(pkt(`${oid} refs/tags/flood-${i}\n`));
+    res.end(`${lines.join("")}0000`);
+  });
+  await new Promise<void>(resolve => flood.listen(0, "127.0.0.1", resolve));
+  try {
+    const { port } = flood.address() as AddressInfo;
+    registerRepository(ns, "gitmemory", `http://127.0.0.1:${port}/flood.git`);
+    // Settled: failed for a named reason, or (without the bound, when git got through) Ready.
+    const ready = await eventually(
+      "the Repository's Ready condition, settled",
+      () => {
+        const c = conditionOf("repository", "gitmemory", "Ready");
+        return c?.status === "True" || c?.reason === "ContentTooLarge" ? c : undefined;
+      },
+      90_000,
+    );
+    expect(ready).toMatchObject({ status: "False", reason: "ContentTooLarge" });
+    expect(ready.message).toContain(
+      "ran out of the 268435456 bytes of memory a git process may take (PORCH_PEPR_GIT_PROCESS_MEMORY_BYTES)",
+    );
+  } finally {
+    flood.closeAllConnections();
+    await new Promise(resolve => flood.close(resolve));
+  }
 });

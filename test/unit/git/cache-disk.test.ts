@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { GitContentStore, type GitClientKind } from "../../../lib/git";
 import {
   CacheDiskLedger,
+  cacheDiskFromEnv,
   DEFAULT_CACHE_DISK_BYTES,
   diskUsage,
   evictions,
@@ -24,23 +25,58 @@ describe("CacheDiskLedger", () => {
 
   it("evicts the least recently used caches past the bound, the one just used only alone over it", () => {
     const ledger = new CacheDiskLedger(100);
-    expect(ledger.used("a", 40, never)).toEqual([]);
-    expect(ledger.used("b", 40, never)).toEqual([]);
-    expect(ledger.used("a", 40, never)).toEqual([]); // a is now the most recent
-    expect(ledger.used("c", 40, never)).toEqual(["b"]);
+    expect(ledger.used("a", "ns", 40, never)).toEqual([]);
+    expect(ledger.used("b", "ns", 40, never)).toEqual([]);
+    expect(ledger.used("a", "ns", 40, never)).toEqual([]); // a is now the most recent
+    expect(ledger.used("c", "ns", 40, never)).toEqual(["b"]);
     expect(ledger.total).toBe(80);
-    expect(ledger.used("c", 70, never)).toEqual(["a"]); // over the bound with a: a goes
+    expect(ledger.used("c", "ns", 70, never)).toEqual(["a"]); // over the bound with a: a goes
     expect(ledger.total).toBe(70);
-    expect(ledger.used("c", 500, never)).toEqual(["c"]); // alone over it: c goes after its use
+    expect(ledger.used("c", "ns", 500, never)).toEqual(["c"]); // alone over it: c goes after its use
     expect(ledger.total).toBe(0);
   });
 
   it("skips a cache in use", () => {
     const ledger = new CacheDiskLedger(100);
-    ledger.used("busy", 60, never);
-    ledger.used("idle", 30, never);
-    expect(ledger.used("new", 30, dir => dir === "busy")).toEqual(["idle"]);
+    ledger.used("busy", "ns", 60, never);
+    ledger.used("idle", "ns", 30, never);
+    expect(ledger.used("new", "ns", 30, dir => dir === "busy")).toEqual(["idle"]);
     expect(ledger.total).toBe(90);
+  });
+
+  // Before the shares, one tenant's growth evicted every other tenant's caches (LRU over all).
+  it("keeps one namespace within its share: its own caches go, not another's", () => {
+    const ledger = new CacheDiskLedger(100, 50);
+    ledger.used("victim", "quiet", 20, never); // the least recently used of all
+    expect(ledger.used("big-1", "noisy", 30, never)).toEqual([]);
+    expect(ledger.used("big-2", "noisy", 30, never)).toEqual(["big-1"]); // 60 > its 50
+    expect(ledger.used("big-3", "noisy", 45, never)).toEqual(["big-2"]);
+    expect(ledger.heldBy("noisy")).toBe(45);
+    expect(ledger.heldBy("quiet")).toBe(20);
+    expect(ledger.used("huge", "noisy", 60, never)).toEqual(["big-3", "huge"]); // alone over 50
+    expect(ledger.heldBy("quiet")).toBe(20);
+  });
+
+  it("past the whole bound, takes from the namespaces over an equal split first", () => {
+    const ledger = new CacheDiskLedger(90, 50);
+    ledger.used("a-old", "a", 10, never); // least recently used, but a holds less than 90/3
+    ledger.used("b-1", "b", 40, never);
+    ledger.used("c-1", "c", 30, never);
+    // 95 > 90, each within its share: b (40) and c (45) hold more than 90/3, a does not.
+    expect(ledger.used("c-2", "c", 15, never)).toEqual(["b-1"]);
+    expect(ledger.heldBy("a")).toBe(10);
+    expect(ledger.total).toBe(55);
+  });
+
+  it("shares the disk by half unless set", () => {
+    expect(cacheDiskFromEnv({ PORCH_PEPR_GIT_CACHE_DISK_BYTES: "1000" }).ledger.perNamespace).toBe(
+      500,
+    );
+    const set = cacheDiskFromEnv({
+      PORCH_PEPR_GIT_CACHE_DISK_BYTES: "1000",
+      PORCH_PEPR_GIT_CACHE_DISK_PER_NAMESPACE_BYTES: "800",
+    });
+    expect(set.ledger.perNamespace).toBe(800);
   });
 
   it("is 2 GiB by default", () => {
@@ -52,17 +88,22 @@ let fx: Fixture;
 beforeAll(async () => {
   // Two caches of a 200 KB file pass this bound together; one alone does not.
   process.env.PORCH_PEPR_GIT_CACHE_DISK_BYTES = "300000";
+  process.env.PORCH_PEPR_GIT_CACHE_DISK_PER_NAMESPACE_BYTES = "300000"; // one namespace here
   fx = await startFixture();
 });
 afterAll(async () => {
   delete process.env.PORCH_PEPR_GIT_CACHE_DISK_BYTES;
+  delete process.env.PORCH_PEPR_GIT_CACHE_DISK_PER_NAMESPACE_BYTES;
   await fx.close();
 });
 
 async function seeded(client: GitClientKind, name: string) {
   const url = await fx.repo();
   const store = track(
-    new GitContentStore({ url, createBranch: true }, { cacheRoot: await fx.cacheRoot(), client }),
+    new GitContentStore(
+      { url, createBranch: true },
+      { cacheRoot: await fx.cacheRoot(), client, namespace: "tenant" },
+    ),
   );
   const d = await store.createNewDraft({ packageName: name, workspaceName: "w" });
   await d.updateResources(pkgFiles(name, randomBytes(150_000).toString("base64")), "init");
@@ -75,6 +116,8 @@ describe.each(CLIENTS)("the cache disk bound (%s)", client => {
   it("evicts the least recently used idle cache, which is fetched again when used", async () => {
     const first = await seeded(client, "one");
     expect(await diskUsage(first.store.cacheDir)).toBeLessThan(300_000);
+    // Counted as the namespace's, the one its store was opened for.
+    expect(processCacheDisk().ledger.heldBy("tenant")).toBeGreaterThan(0);
     expect(existsSync(first.store.cacheDir)).toBe(true);
     const second = await seeded(client, "two");
     await processCacheDisk().settled();

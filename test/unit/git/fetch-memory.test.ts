@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { FairBudget } from "../../../lib/controller/fair-budget";
 import { isGitStoreError } from "../../../lib/git";
 import { IsoGitClient } from "../../../lib/git/iso-client";
-import { DEFAULT_FETCH_MEMORY, fetchMemoryFromEnv } from "../../../lib/git/fetch-memory";
+import { DEFAULT_FETCH_MEMORY, FetchHold, fetchMemoryFromEnv } from "../../../lib/git/fetch-memory";
 import { git, startFixture, workClone, writeFiles, type Fixture } from "./helpers";
 
 jest.setTimeout(60_000);
@@ -29,10 +31,10 @@ beforeAll(async () => {
 });
 afterAll(() => fx.close());
 
-const client = async (fetchMemory: FairBudget, namespace: string) => {
+const client = async (fetchMemory: FairBudget, namespace: string, from = url) => {
   const c = new IsoGitClient({
     gitdir: await fx.cacheRoot(),
-    url,
+    url: from,
     branch: "main",
     namespace,
     fetchMemory,
@@ -83,5 +85,108 @@ describe("the fetch memory", () => {
       /brought more than the 2097152 bytes one namespace's fetches may hold in memory \(PORCH_PEPR_GIT_FETCH_MEMORY_PER_NAMESPACE\)$/,
     );
     expect(budget.slots.taken).toBe(0);
+  });
+
+  // Before, a trickling server kept what its fetch held until the total timeout (5 minutes):
+  // two such namespaces held the whole budget, and every other tenant's fetch failed
+  // FetchMemoryBusy after each wait.
+  it("cuts a stalled fetch of a namespace over an equal split for a fetch of another that waited", async () => {
+    const budget = fetchMemoryFromEnv({
+      PORCH_PEPR_GIT_FETCH_MEMORY: String(4 * MiB),
+      PORCH_PEPR_GIT_FETCH_MEMORY_WAIT_MS: "50",
+    });
+    const [first, second] = ["noisy-1", "noisy-2"].map(
+      ns => new FetchHold(budget, ns, `http://${ns}.example/repo`),
+    );
+    await first.charge(2 * MiB); // each namespace its whole share: nothing left
+    await second.charge(2 * MiB);
+    // Neither receives a byte from here on; the victim's wait starts after a full wait bound.
+    await new Promise(resolve => setTimeout(resolve, 50));
+    const victim = new FetchHold(budget, "victim", "http://victim.example/repo");
+    const waited = victim.charge(1);
+    let victimDone = false;
+    waited.catch(() => undefined).finally(() => (victimDone = true));
+    // The stalled fetch learns it was cut with its next chunk, and ends (without the cut, the
+    // victim's wait fails first).
+    let error: unknown;
+    while (error === undefined && !victimDone) {
+      error = await first.charge(0).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      if (error === undefined) await new Promise(resolve => setTimeout(resolve, 10));
+    }
+    expect(isGitStoreError(error, "Timeout")).toBe(true);
+    expect((error as Error).message).toBe(
+      "git fetch from http://noisy-1.example/repo was cut: it held 2097152 bytes of fetch memory and received less than 1048576 bytes in 50 ms while a fetch of another namespace waited for memory (PORCH_PEPR_GIT_FETCH_MEMORY_WAIT_MS)",
+    );
+    first.release();
+    await expect(waited).resolves.toBeUndefined();
+    expect(budget.slots.heldBy("victim")).toBe(MiB);
+    expect(second.stalled).toBe(true); // one cut made room: the other is left alone
+    second.release();
+    victim.release();
+  });
+
+  it("cuts, through the isomorphic-git transport, a fetch whose server trickles after a fast start", async () => {
+    const budget = fetchMemoryFromEnv({
+      PORCH_PEPR_GIT_FETCH_MEMORY: String(4 * MiB),
+      PORCH_PEPR_GIT_FETCH_MEMORY_WAIT_MS: "300",
+    });
+    // The big repository through a proxy that passes 1.5 MiB of each pack at once and then a
+    // byte every 100 ms: never idle, each fetch holding its namespace's whole share.
+    const origin = new URL(url);
+    const trickles = new Set<NodeJS.Timeout>();
+    const proxy = http.createServer((req, res) => {
+      const upstream = http.request(
+        {
+          host: origin.hostname,
+          port: origin.port,
+          path: req.url,
+          method: req.method,
+          headers: req.headers,
+        },
+        answer => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          if (req.method !== "POST") return void answer.pipe(res);
+          const body: Buffer[] = [];
+          answer.on("data", (d: Buffer) => body.push(d));
+          answer.on("end", () => {
+            const all = Buffer.concat(body);
+            res.write(all.subarray(0, 1.5 * MiB));
+            let at = 1.5 * MiB;
+            const timer = setInterval(() => {
+              if (at < all.length) res.write(all.subarray(at, ++at));
+            }, 100);
+            trickles.add(timer);
+            res.on("close", () => clearInterval(timer));
+          });
+        },
+      );
+      req.pipe(upstream);
+    });
+    await new Promise<void>(resolve => proxy.listen(0, "127.0.0.1", resolve));
+    const proxied = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}${origin.pathname}`;
+    const small = await fx.repo("small");
+    const work = await workClone(fx, small);
+    await writeFiles(work, { "README.md": "small\n" });
+    await git(work, "add", ".");
+    await git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "small");
+    await git(work, "push", "-q", "origin", "HEAD:main");
+    try {
+      const noisy = ["noisy-1", "noisy-2"].map(async ns =>
+        (await client(budget, ns, proxied)).fetch().catch((e: unknown) => e),
+      );
+      // Both hold their share before the victim asks.
+      while (budget.slots.taken < 4 * MiB) await new Promise(resolve => setTimeout(resolve, 20));
+      await expect((await client(budget, "victim", small)).fetch()).resolves.toBeDefined();
+      const [first] = await Promise.race([Promise.all([noisy[0]]), Promise.all([noisy[1]])]);
+      expect(isGitStoreError(first, "Timeout")).toBe(true);
+      expect((first as Error).message).toMatch(/was cut: it held 2097152 bytes of fetch memory/);
+    } finally {
+      for (const timer of trickles) clearInterval(timer);
+      proxy.closeAllConnections();
+      await new Promise(resolve => proxy.close(resolve));
+    }
   });
 });
