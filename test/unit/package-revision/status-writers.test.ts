@@ -62,7 +62,9 @@ describe("status writers: one apply per outcome", () => {
         [FIELD_MANAGERS.approval]: ["approval"],
       };
       for (const { manager, types } of appliedTypes(apply)) {
-        for (const c of (parts[manager] ?? []).flatMap(part => written[part] ?? []))
+        for (const c of (parts[manager] ?? []).flatMap(
+          (part): { type: string }[] => written[part] ?? [],
+        ))
           expect(types).toContain(c.type);
       }
     },
