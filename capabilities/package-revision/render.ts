@@ -21,6 +21,7 @@ import type { OperatorContext } from "../context";
 import { refOf } from "../../lib/cluster/port";
 import { writeResources } from "../shared/package-resources";
 import { gitKey } from "../shared/git-key";
+import { rememberRenderStatus } from "../shared/render-statuses";
 import { kptfileState } from "../../lib/packages/kptfile-state";
 import { applyKptfileSpec, applyKptfileStatus, applyRenderStatus, MANAGER } from "./status";
 
@@ -86,7 +87,7 @@ export async function writeRenderStatus(
   prr: PackageRevisionResources,
   renderStatus: RenderStatus,
 ): Promise<PackageRevisionResources> {
-  return ctx.cluster.apply(
+  const written = await ctx.cluster.apply(
     PackageRevisionResourcesKind,
     {
       metadata: {
@@ -99,6 +100,8 @@ export async function writeRenderStatus(
     MANAGER.render,
     { status: true },
   );
+  rememberRenderStatus(ctx, written);
+  return written;
 }
 
 /**

@@ -7,6 +7,8 @@ import {
   revisionFields,
   type ConditionManager,
   type CoreFields,
+  type ManagedConditions,
+  type ManagedFields,
   type OwnedBy,
   type RenderFields,
   type RevisionCondition,
@@ -15,25 +17,27 @@ import {
 import type { OperatorContext } from "../context";
 
 /**
- * The three status field managers (docs/package-revisions.md, “Status field managers”). Each
- * apply states every field its manager owns, so a write by one never clears the fields of
- * another (a lifecycle write keeps render state).
+ * The status field managers (docs/package-revisions.md, “Status field managers”). Each apply
+ * states every field its manager owns, so a write by one never clears the fields of another (a
+ * lifecycle write keeps render state). The core and render parts go in one apply under the
+ * core manager: a step whose outcome concerns both (a new draft, rendered files git refused)
+ * costs one request, not two.
  */
 export const MANAGER = FIELD_MANAGERS;
 
 type Status = PackageRevisionStatus;
 
 /**
- * The conditions `manager` states: all it owns as they are, with `updates` set. Which types it
- * owns comes from the one table its updates are typed by (lib/package-revision/conditions.ts).
+ * The conditions of the `parts` as they are, with `updates` set. Which types each part has
+ * comes from the one table its updates are typed by (lib/package-revision/conditions.ts).
  */
-function conditionsOf<M extends ConditionManager>(
+function conditionsOf(
   pr: PackageRevision,
-  manager: M,
-  updates: RevisionCondition<OwnedBy<M>>[],
+  parts: ConditionManager[],
+  updates: RevisionCondition[],
   now: Date,
 ): Status["conditions"] {
-  const owned: string[] = conditionTypesOf(manager);
+  const owned: string[] = parts.flatMap(conditionTypesOf);
   let conditions = ((pr.status?.conditions ?? []) as Condition[]).filter(c =>
     owned.includes(c.type),
   );
@@ -72,49 +76,60 @@ async function apply(
 const defined = <T extends object>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
-/** Ready/Upgraded conditions, revision, publish info, locks and creationSource. */
-function applyCoreStatus(
+/** What one controller apply states: fields and conditions of the core and render parts. */
+interface ControllerParts {
+  fields: ManagedFields;
+  conditions: Pick<ManagedConditions, "core" | "render">;
+}
+
+/**
+ * Ready/Upgraded/Rendered, revision, publish info, locks, creationSource and the
+ * PackageRevisionResources versions being / last rendered: every field of both parts, the
+ * unchanged ones at their current value. observedGeneration moves only with the core part (a
+ * render alone does not say the spec was acted on).
+ */
+function applyControllerStatus(
   ctx: OperatorContext,
   pr: PackageRevision,
-  fields: Partial<CoreFields>,
-  conditions: RevisionCondition<OwnedBy<"core">>[],
+  { fields, conditions }: ControllerParts,
 ) {
   const s = pr.status ?? {};
-  const merged: CoreFields = {
-    observedGeneration: pr.metadata?.generation,
+  const core = fields.core !== undefined || conditions.core !== undefined;
+  const merged: CoreFields & RenderFields = {
+    observedGeneration: core ? pr.metadata?.generation : s.observedGeneration,
     revision: s.revision,
     publishedBy: s.publishedBy,
     publishedAt: s.publishedAt,
     upstreamLock: s.upstreamLock,
     selfLock: s.selfLock,
     creationSource: s.creationSource,
-    ...fields,
+    renderingPrrResourceVersion: s.renderingPrrResourceVersion,
+    observedPrrResourceVersion: s.observedPrrResourceVersion,
+    ...fields.render,
+    ...fields.core,
   };
-  const stated = conditionsOf(pr, "core", conditions, ctx.now());
+  // Rendered before Ready, as a render precedes what it makes ready.
+  const updates = [...(conditions.render ?? []), ...(conditions.core ?? [])];
+  const stated = conditionsOf(pr, ["core", "render"], updates, ctx.now());
   return apply(ctx, pr, defined({ ...merged, conditions: stated }), MANAGER.core);
 }
 
-/** The Rendered condition and the PackageRevisionResources versions being / last rendered. */
+/** The render part alone: the Rendered condition and the versions being / last rendered. */
 export function applyRenderStatus(
   ctx: OperatorContext,
   pr: PackageRevision,
   fields: Partial<RenderFields>,
   conditions: RevisionCondition<OwnedBy<"render">>[] = [],
 ) {
-  const s = pr.status ?? {};
-  const merged: RenderFields = {
-    renderingPrrResourceVersion: s.renderingPrrResourceVersion,
-    observedPrrResourceVersion: s.observedPrrResourceVersion,
-    ...fields,
-  };
-  const stated = conditionsOf(pr, "render", conditions, ctx.now());
-  return apply(ctx, pr, defined({ ...merged, conditions: stated }), MANAGER.render);
+  return applyControllerStatus(ctx, pr, {
+    fields: { render: fields },
+    conditions: { render: conditions },
+  });
 }
 
 /**
- * States a step's outcome: one apply per field manager it concerns, render before core (Ready
- * follows from Rendered). Returns the object as the last apply answered, or undefined when the
- * outcome states nothing.
+ * States a step's outcome in one apply (the core and render parts together). Returns the
+ * object as the apply answered, or undefined when the outcome states nothing.
  */
 export async function stateOutcome(
   ctx: OperatorContext,
@@ -123,12 +138,8 @@ export async function stateOutcome(
 ): Promise<PackageRevision | undefined> {
   const conditions = revisionConditions(outcome);
   const fields = revisionFields(outcome);
-  let stated: PackageRevision | undefined;
-  if (fields.render || conditions.render)
-    stated = await applyRenderStatus(ctx, pr, fields.render ?? {}, conditions.render ?? []);
-  if (fields.core || conditions.core)
-    stated = await applyCoreStatus(ctx, pr, fields.core ?? {}, conditions.core ?? []);
-  return stated;
+  if (!fields.render && !conditions.render && !fields.core && !conditions.core) return undefined;
+  return applyControllerStatus(ctx, pr, { fields, conditions });
 }
 
 /** Kptfile-derived state: the package's own conditions (e.g. config injection). */
@@ -161,6 +172,6 @@ export function applyApprovalPolicyCondition(
   pr: PackageRevision,
   update: RevisionCondition<"ApprovalPolicy">,
 ) {
-  const conditions = conditionsOf(pr, "approval", [update], ctx.now());
+  const conditions = conditionsOf(pr, ["approval"], [update], ctx.now());
   return apply(ctx, pr, { conditions }, MANAGER.approval);
 }

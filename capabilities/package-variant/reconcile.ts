@@ -5,9 +5,9 @@ import {
   DownstreamStep,
   InClusterRef,
   MutationError,
-  PENDING_SOURCE_SUFFIX,
   planPackageVariant,
   renderVerdict,
+  sourcePendingMessage,
   stepVerdict,
   type RevisionChange,
   type VariantOutcome,
@@ -100,7 +100,7 @@ async function runStep(
       if (decision.createEditDraft) {
         if (created)
           await ctx.cluster.event(pv, "Normal", "EditDraftCreated", `created ${decision.target}`);
-        return { injected, pending: `created ${decision.target}; ${PENDING_SOURCE_SUFFIX}` };
+        return { injected, pending: sourcePendingMessage(decision.target) };
       } else if (decision.writeTo)
         await ctx.cluster.event(
           pv,

@@ -15,6 +15,7 @@ import {
 } from "../../lib/package-variant";
 import { refOf } from "../../lib/cluster/port";
 import type { OperatorContext } from "../context";
+import { rememberRenderStatus } from "../shared/render-statuses";
 
 type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatus"];
 
@@ -24,8 +25,7 @@ export function forgetRenderStatus(ctx: OperatorContext, pr: PackageRevision): v
 
 /**
  * Keeps the render status of a PackageRevisionResources this reconcile read anyway (the
- * mutation check reads the files) when it is the version its revision says was rendered: the
- * status write then reads it no second time.
+ * mutation check reads the files) when it is the version its revision says was rendered.
  */
 export function noteRenderStatus(
   ctx: OperatorContext,
@@ -33,30 +33,28 @@ export function noteRenderStatus(
   prr: PackageRevisionResources,
 ): void {
   const version = prr.metadata?.resourceVersion;
-  if (!version || version !== pr.status?.observedPrrResourceVersion) return;
-  const key = `${pr.metadata?.namespace ?? ""}/${pr.metadata?.name ?? ""}`;
-  ctx.caches.renderStatuses.set(key, { version, renderStatus: prr.status?.renderStatus });
+  if (version && version === pr.status?.observedPrrResourceVersion) rememberRenderStatus(ctx, prr);
 }
 
+/**
+ * The render status of the version `name` says was rendered: as the render wrote it (kept by
+ * its writer in this process), else read from the API server. A version kept that is not that
+ * one (a newer render not stated yet) stays for the status write after that one.
+ */
 async function renderStatusOf(
   ctx: OperatorContext,
   namespace: string,
   name: string,
 ): Promise<RenderStatus> {
-  const key = `${namespace}/${name}`;
-  const renderStatuses = ctx.caches.renderStatuses;
   const rendered = ctx.caches.revisions.named(namespace, name)?.status?.observedPrrResourceVersion;
   // Not rendered yet (as far as the watch knows): there is no render status to copy.
   if (!rendered) return undefined;
-  const known = renderStatuses.get(key);
+  const known = ctx.caches.renderStatuses.get(`${namespace}/${name}`);
   if (known?.version === rendered) return known.renderStatus;
-  renderStatuses.delete(key);
   const prr = await ctx.cluster.get(PackageRevisionResourcesKind, { namespace, name });
-  const renderStatus = prr?.status?.renderStatus;
   // The render's status is written before the revision records the version it rendered.
-  if (prr?.metadata?.resourceVersion === rendered)
-    renderStatuses.set(key, { version: rendered, renderStatus });
-  return renderStatus;
+  if (prr?.metadata?.resourceVersion === rendered) rememberRenderStatus(ctx, prr);
+  return prr?.status?.renderStatus;
 }
 
 /**

@@ -4,7 +4,10 @@
 import type { Condition, ConditionInput } from "../kubernetes/conditions";
 import type { ApprovalPolicyReason } from "../packages/approval-policy";
 
-/** The managers that write status conditions (the Kptfile manager writes packageConditions). */
+/**
+ * The parts of the status that hold conditions (the Kptfile manager writes packageConditions).
+ * The core and render parts are applied together, under the core field manager.
+ */
 export type ConditionManager = "core" | "render" | "approval";
 
 /** Which manager writes each condition type; no other manager may write it. */

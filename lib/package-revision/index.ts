@@ -32,6 +32,7 @@ export {
   revisionConditions,
   revisionFields,
   type CoreFields,
+  type ManagedFields,
   type RenderFields,
   type RenderVerdict,
   type RevisionOutcome,

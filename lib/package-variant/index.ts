@@ -51,7 +51,12 @@ export type { ChangeReason, RevisionChange, RevisionPatch } from "./changes";
 export { discoverDownstreams } from "./downstreams";
 export type { Discovery } from "./downstreams";
 export { planDeletion, retireRevision } from "./deletion";
-export { decideMutations, notPublishedMessage, planPackageVariant } from "./state";
+export {
+  decideMutations,
+  notPublishedMessage,
+  planPackageVariant,
+  sourcePendingMessage,
+} from "./state";
 export type {
   CheckMutationsStep,
   DownstreamStep,
@@ -61,7 +66,7 @@ export type {
 } from "./state";
 export { VariantIndex } from "./variant-index";
 export { revisionRelevance } from "./watch-relevance";
-export { PENDING_SOURCE_SUFFIX, renderVerdict, stepVerdict, variantConditions } from "./readiness";
+export { renderVerdict, stepVerdict, variantConditions } from "./readiness";
 export type { VariantOutcome } from "./readiness";
 export {
   PACKAGE_VARIANT_LABEL,

@@ -4,7 +4,7 @@
 import type { PackageRevision } from "../../crd-types";
 import { isPublished } from "../git/types";
 import { findCondition, type ConditionInput } from "../kubernetes/conditions";
-import type { DownstreamStep } from "./state";
+import { sourcePendingMessage, type DownstreamStep } from "./state";
 
 export interface VariantOutcome {
   /** Needs the user: an invalid spec or a missing upstream (the reference's ValidationError). */
@@ -22,8 +22,6 @@ export interface VariantOutcome {
   /** The downstream revisions this variant manages now (status.downstreamTargets). */
   targets: string[];
 }
-
-export const PENDING_SOURCE_SUFFIX = "waiting for it to be created from its source";
 
 /**
  * What a planned step means for Ready before it runs: a failure (an error step, a draft whose
@@ -44,7 +42,7 @@ export function stepVerdict(step: DownstreamStep): {
       return step.unavailable ? { unavailable: step.message } : { pending: step.message };
     case "createClone":
     case "createUpgrade":
-      return { pending: `created ${step.target}; ${PENDING_SOURCE_SUFFIX}` };
+      return { pending: sourcePendingMessage(step.target) };
     case "checkMutations":
       return step.upstreamUnknown ? { upstreamUnknown: step.upstreamUnknown } : {};
     default:

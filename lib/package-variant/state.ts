@@ -88,6 +88,13 @@ function nameOf(pr: PackageRevision): string {
   return pr.metadata?.name ?? "";
 }
 
+/**
+ * What Ready says of a draft whose source has not run: the same message right after this
+ * variant created it as at every look after, so the status is written once while it waits.
+ */
+export const sourcePendingMessage = (name: string) =>
+  `waiting for PackageRevision "${name}" to be created from its source`;
+
 /** A draft whose spec.source the PackageRevision controller has not executed yet has no content. */
 function sourcePending(
   pr: PackageRevision,
@@ -101,7 +108,7 @@ function sourcePending(
   if (publishing(pr)) return waiting(`waiting for PackageRevision "${nameOf(pr)}" to be published`);
   if (!pr.spec?.source || pr.status?.creationSource || isPublished(pr.spec?.lifecycle))
     return undefined;
-  const message = `waiting for PackageRevision "${nameOf(pr)}" to be created from its source`;
+  const message = sourcePendingMessage(nameOf(pr));
   if (ready?.status === "False" && ready.reason === "Failed")
     return { message: `${message}: ${ready.message}`, failed: true };
   return waiting(message);

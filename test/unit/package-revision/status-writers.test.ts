@@ -34,7 +34,7 @@ const outcomes: RevisionOutcome[] = [
   { kind: "inGit", lifecycle: "Draft", rendered: undefined, fields: { revision: 0 } },
 ];
 
-describe("status writers: one per field manager", () => {
+describe("status writers: one apply per outcome", () => {
   let h: TestOperator;
   beforeEach(async () => (h = await testOperator()));
   afterEach(() => h.close());
@@ -56,14 +56,28 @@ describe("status writers: one per field manager", () => {
       await stateOutcome(h.ctx, pr, next as RevisionOutcome);
 
       const written = revisionConditions(first as RevisionOutcome);
+      // The core and render parts are applied together, under the core manager.
+      const parts: Record<string, ConditionManager[]> = {
+        [FIELD_MANAGERS.core]: ["core", "render"],
+        [FIELD_MANAGERS.approval]: ["approval"],
+      };
       for (const { manager, types } of appliedTypes(apply)) {
-        const key = (Object.keys(FIELD_MANAGERS) as ConditionManager[]).find(
-          m => FIELD_MANAGERS[m] === manager,
-        );
-        for (const c of (key && written[key]) || []) expect(types).toContain(c.type);
+        for (const c of (parts[manager] ?? []).flatMap(
+          (part): { type: string }[] => written[part] ?? [],
+        ))
+          expect(types).toContain(c.type);
       }
     },
   );
+
+  it("states an outcome of both parts in one apply, under the core manager", async () => {
+    const pr = await seed(h.cluster, PackageRevisionKind, structuredClone(draft));
+    const apply = jest.spyOn(h.cluster, "apply");
+    await stateOutcome(h.ctx, pr, outcomes[4]);
+    expect(appliedTypes(apply)).toEqual([
+      { manager: FIELD_MANAGERS.core, types: ["Ready", "Rendered", "Upgraded"] },
+    ]);
+  });
 
   it("refuses, at compile time, a condition its manager does not own", () => {
     // Ready through the render writer (to be dropped by that writer's next apply) does not

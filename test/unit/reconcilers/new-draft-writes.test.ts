@@ -62,7 +62,8 @@ describe("a new draft", () => {
     const statusWrites = calls().filter(
       c => c.startsWith("apply PackageRevision ") && c.endsWith("(status)"),
     );
-    expect(statusWrites).toHaveLength(2);
+    // One apply states the source's outcome, Rendered and Ready together.
+    expect(statusWrites).toHaveLength(1);
     // Nothing left: the next reconcile reads and writes nothing more.
     const again = h.callsFrom();
     await reconcilePackageRevision(`${NS}/${pr.metadata?.name}`, h.ctx);
