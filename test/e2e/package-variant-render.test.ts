@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PUSH_STARTED } from "../../hack/git-server";
 import { createGitRepository, kptfile, registerRepository, revision } from "../support/git";
-import { createNamespace, deleteNamespace, getJson, kubectlOk } from "../support/kubectl";
+import { createNamespace, deleteNamespace, getJson, kubectl, kubectlOk } from "../support/kubectl";
 import { condition, PR, rendered, yamlOf } from "../support/package-revisions";
 import { eventually } from "../support/wait";
 
@@ -128,5 +128,40 @@ spec:
   ) as { metadata: { managedFields?: { manager: string }[] } };
   expect(prr.metadata.managedFields?.map(f => f.manager)).not.toContain(
     "packagevariant-controller",
+  );
+});
+
+it("refuses a client's revision that names a variant whose mutations its source would apply", () => {
+  const pv = getJson<{ metadata: { uid: string } }>("packagevariant", "fleet-eu", ns);
+  const result = kubectl(
+    ["create", "-n", ns, "-f", "-"],
+    JSON.stringify({
+      apiVersion: "porch.kpt.dev/v1alpha2",
+      kind: "PackageRevision",
+      metadata: {
+        name: "deployments.fleet-eu.mine",
+        annotations: { "config.porch.kpt.dev/source-mutations": pv?.metadata.uid },
+        ownerReferences: [
+          {
+            apiVersion: "config.porch.kpt.dev/v1alpha1",
+            kind: "PackageVariant",
+            name: "fleet-eu",
+            uid: pv?.metadata.uid,
+            controller: true,
+          },
+        ],
+      },
+      spec: {
+        repository: "deployments",
+        packageName: "fleet-eu",
+        workspaceName: "mine",
+        lifecycle: "Draft",
+        source: { cloneFrom: { upstreamRef: { name: "blueprints.fleet.v1" } } },
+      },
+    }),
+  );
+  expect(result.code).not.toBe(0);
+  expect(result.stderr).toContain(
+    "metadata.annotations[config.porch.kpt.dev/source-mutations] is set only by the operator, on the drafts its PackageVariants create; it cannot be set or changed",
   );
 });
