@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
+import { metricsCollector } from "pepr";
 import {
   PackageRevision,
   PackageRevisionResources,
@@ -29,6 +30,13 @@ export const PUSH_ON_RENDER_FAILURE = "porch.kpt.dev/push-on-render-failure";
 
 type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatus"];
 
+/** Served on /metrics as pepr_package_renders_total: what a change of a package costs. */
+export const RENDERS_COUNTER = "package_renders_total";
+metricsCollector.addCounter(
+  RENDERS_COUNTER,
+  "Package renders run: a new draft's source, and each change of a draft's files",
+);
+
 /**
  * A render of a package's files and what it leaves to keep: the rendered files when the render
  * succeeded (or the revision asks for push-on-render-failure), else none; the function results
@@ -51,6 +59,7 @@ export async function renderFiles(
   files: Record<string, string>,
 ): Promise<RenderedPackage> {
   const generation = ctx.render.catalog.current().generation;
+  metricsCollector.incCounter(RENDERS_COUNTER);
   const out = await renderPackage(files, {
     runtime: ctx.render.runtime,
     limits: ctx.render.limits,

@@ -35,6 +35,7 @@ import { MANAGER } from "./status";
 import { renderFiles, syncKptfile, writeRenderStatus, type RenderedPackage } from "./render";
 import { isConflict } from "../../lib/cluster/errors";
 import { contentOf, SourceError } from "../shared/revision-content";
+import { withVariantMutations } from "./variant-mutations";
 
 type CreationSource = "init" | "clone" | "copy" | "upgrade";
 
@@ -195,7 +196,8 @@ export type SourceOutcome =
   | { kind: "requeue"; requeueAfterMs: number };
 
 /**
- * Runs the source once (guarded by status.creationSource): computes the files, renders them,
+ * Runs the source once (guarded by status.creationSource): computes the files (with its
+ * PackageVariant's mutations, for a variant's draft), renders them,
  * commits the result in one push to the draft branch and mirrors it into the
  * PackageRevisionResources; its outcome is stated in two status writes (render, then core with
  * Ready), then announced (announceDraft).
@@ -232,7 +234,9 @@ async function fetchSource(
   repo: Repository,
 ): Promise<SourceResult | SourceOutcome> {
   try {
-    const result = await executeSource(ctx, pr, repo);
+    const made = await executeSource(ctx, pr, repo);
+    // A variant's draft is made with its mutations: one render, one commit.
+    const result = { ...made, files: await withVariantMutations(ctx, pr, made.files) };
     // Names from git or another revision's files: git would refuse them, or worse, take them.
     assertSafeFileNames(result.files, "the source's files");
     return result;

@@ -3,28 +3,20 @@ import {
   PackageRevisionResources,
   PackageRevisionResourcesKind,
   PackageVariant,
-  RepositoryKind,
 } from "../../crd-types";
 import { refOf } from "../../lib/cluster/port";
 import { keyOf } from "../../lib/controller/manager";
-import { errorMessage } from "../../lib/errors";
 import { upgradePackage } from "../../lib/kpt";
 import {
-  applyMutations,
-  type DownstreamRepository,
   CheckMutationsStep,
   decideMutations,
-  FetchedObjects,
-  FetchOutcome,
   InClusterRef,
-  inClusterKey,
   MutationChecks,
   MutationDecision,
-  objectsToFetch,
 } from "../../lib/package-variant";
 import type { OperatorContext } from "../context";
-import { unreadableKind } from "../shared/readable-kinds";
 import { writeResources } from "../shared/package-resources";
+import { mutated } from "../shared/variant-mutations";
 import { contentOf } from "../shared/revision-content";
 import { createDraft } from "./revisions";
 import { noteRenderStatus } from "./status";
@@ -41,33 +33,6 @@ async function resourcesOf(
   return prr;
 }
 
-/** Phase 2 of config injection: the in-cluster objects the injection points asked for. */
-async function fetchInCluster(ctx: OperatorContext, refs: InClusterRef[]): Promise<FetchedObjects> {
-  const fetched = new Map<string, FetchOutcome>();
-  await Promise.all(
-    refs.map(async ref => {
-      // The package names the kind: an upstream author may not widen what the operator reads.
-      const unreadable = unreadableKind("config injection", ref.apiVersion, ref.kind, true);
-      if (unreadable)
-        return void fetched.set(inClusterKey(ref), { status: "error", message: unreadable });
-      try {
-        const object = await ctx.discovery.getObject(
-          await ctx.discovery.resolveKind(ref.apiVersion, ref.kind),
-          ref.namespace,
-          ref.name,
-        );
-        fetched.set(
-          inClusterKey(ref),
-          object ? { status: "found", object } : { status: "notFound" },
-        );
-      } catch (error) {
-        fetched.set(inClusterKey(ref), { status: "error", message: errorMessage(error) });
-      }
-    }),
-  );
-  return fetched;
-}
-
 export interface MutationOutcome {
   decision: MutationDecision;
   /** What injection looked up: watched, so a change to one produces an updated draft. */
@@ -76,33 +41,6 @@ export interface MutationOutcome {
   created?: boolean;
   /** The downstream's PackageRevisionResources version after the check (its render's target). */
   resourcesVersion: string | undefined;
-}
-
-/** The downstream's Repository as the mutations see it (from the watch's cache). */
-async function repositoryOf(
-  ctx: OperatorContext,
-  downstream: PackageRevision,
-): Promise<DownstreamRepository> {
-  const repo = await ctx.cluster.get(RepositoryKind, {
-    namespace: downstream.metadata?.namespace ?? "",
-    name: downstream.spec?.repository ?? "",
-  });
-  return { deployment: repo?.spec?.deployment === true };
-}
-
-/** The variant's mutations applied to `downstream`'s `files`, and the objects injection read. */
-async function mutated(
-  ctx: OperatorContext,
-  pv: PackageVariant,
-  downstream: PackageRevision,
-  files: Record<string, string>,
-) {
-  const injected = objectsToFetch(files, pv);
-  const [fetched, repository] = await Promise.all([
-    fetchInCluster(ctx, injected),
-    repositoryOf(ctx, downstream),
-  ]);
-  return { result: applyMutations(files, pv, fetched, repository), injected };
 }
 
 /**

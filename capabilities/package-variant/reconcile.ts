@@ -14,11 +14,10 @@ import {
 } from "../../lib/package-variant";
 import { UpgradeError } from "../../lib/kpt";
 import { selectUpstream } from "../../lib/packages/upstream";
-import { packageVariantKindProblems, validatePackageVariant } from "../../lib/validation";
 import { splitKey } from "../../lib/controller/manager";
 import type { OperatorContext } from "../context";
 import { SourceError } from "../shared/revision-content";
-import { readableKindPolicy } from "../shared/readable-kinds";
+import { variantSpecProblems } from "../shared/variant-mutations";
 import { reconcileFinalizer } from "./finalizer";
 import { checkMutations, upgradeInPlace } from "./mutate";
 import { applyChange, createDraft, relevantRevisions } from "./revisions";
@@ -159,11 +158,7 @@ export async function reconcilePackageVariant(
   variants.upsert(pv, key);
   if (await reconcileFinalizer(ctx, pv)) return;
 
-  // The admission rules again: the object may have been written while the webhook was down.
-  const problems = [
-    ...validatePackageVariant(pv.spec, ctx.render.catalog.current()),
-    ...packageVariantKindProblems(pv.spec, await readableKindPolicy(ctx)),
-  ];
+  const problems = await variantSpecProblems(ctx, pv);
   if (problems.length > 0) return writeStalled(ctx, pv, problems.join("; "));
   const revisions = await relevantRevisions(ctx, pv);
   const plan = planPackageVariant({

@@ -1,7 +1,12 @@
 import { PackageRevision, PackageRevisionKind, PackageVariant } from "../../crd-types";
 import { ignoreNotFound } from "../../lib/cluster/errors";
 import { onlyIfUnchanged, type JsonPatchOperation } from "../../lib/cluster/port";
-import { variantLabelValue, variantMarks, type RevisionChange } from "../../lib/package-variant";
+import {
+  sourceMutationsMark,
+  variantLabelValue,
+  variantMarks,
+  type RevisionChange,
+} from "../../lib/package-variant";
 import type { OperatorContext } from "../context";
 import { PACKAGE_VARIANT_LABEL } from "../shared/revision-cache";
 import { newDraftMetadata } from "../shared/revision-marks";
@@ -49,7 +54,8 @@ export async function relevantRevisions(
 
 /**
  * Creates a draft the state machine decided on; one an interrupted attempt created is kept.
- * Says whether this call created it (only then is there something to announce).
+ * Says whether this call created it (only then is there something to announce). Its source
+ * applies the variant's mutations before its one render (sourceMutationsMark).
  */
 export async function createDraft(
   ctx: OperatorContext,
@@ -58,7 +64,11 @@ export async function createDraft(
 ): Promise<boolean> {
   const marks = variantMarks(pv.metadata?.name ?? "");
   const labels = { ...(draft.metadata?.labels ?? {}), ...marks.labels };
-  const annotations = { ...(draft.metadata?.annotations ?? {}), ...marks.annotations };
+  const annotations = {
+    ...(draft.metadata?.annotations ?? {}),
+    ...marks.annotations,
+    ...sourceMutationsMark(pv),
+  };
   const metadata = {
     ...draft.metadata,
     labels,

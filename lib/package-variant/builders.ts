@@ -7,6 +7,7 @@ import { REPOSITORY_UID_ANNOTATION } from "../packages/deletion";
 import { LATEST_REVISION_LABEL } from "../packages/latest-revision";
 import { packageVariantOwnerReference } from "./ownership";
 import { PACKAGE_VARIANT_LABEL, PACKAGE_VARIANT_NAME_ANNOTATION } from "./variant-label";
+import { SOURCE_MUTATIONS_ANNOTATION } from "./source-mutations";
 import { packageRevisionObjectName } from "./workspace";
 
 export const PACKAGE_REVISION_API_VERSION = "porch.kpt.dev/v1alpha2";
@@ -33,6 +34,8 @@ const NOT_INHERITED = new Set([
   REPOSITORY_UID_ANNOTATION,
   PACKAGE_VARIANT_LABEL,
   PACKAGE_VARIANT_NAME_ANNOTATION,
+  // Set by createDraft for the variant creating the draft (source-mutations.ts).
+  SOURCE_MUTATIONS_ANNOTATION,
   "kubectl.kubernetes.io/last-applied-configuration",
   // An approval policy is the variant's (its spec.annotations), not an earlier revision's: a
   // policy removed from the variant stops with it.

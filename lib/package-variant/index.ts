@@ -25,6 +25,12 @@ export { injectConfig, NO_RESOURCE_MESSAGE } from "./injection";
 export type { FetchedObjects, FetchOutcome } from "./injection";
 export type { KptfileCondition } from "./kptfile-conditions";
 export { applyMutations, comparePackages, objectsToFetch } from "./mutations";
+export {
+  mutatesAtSource,
+  SOURCE_MUTATIONS_ANNOTATION,
+  sourceMutationsMark,
+  sourceMutationsOwner,
+} from "./source-mutations";
 export type { DownstreamRepository, MutationResult } from "./mutations";
 export { newWorkspaceName, packageRevisionObjectName, WORKSPACE_PREFIX } from "./workspace";
 export { findOldUpstream, isUpToDate, lockedUpstream, publishedRevision } from "./up-to-date";

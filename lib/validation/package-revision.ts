@@ -6,6 +6,7 @@ import { transitionProblem, unmetReadinessGates } from "../package-revision/life
 import { packageFilesProblems } from "./package-files";
 import { DEFAULT_CONTENT_LIMITS, type GitContentLimits } from "../git/content-limits";
 import { comparableSource } from "./secret-refs";
+import { sourceMutationsProblem } from "../package-variant/source-mutations";
 
 export interface AdmissionContext {
   operation: string;
@@ -39,7 +40,8 @@ export function initSubpackageProblem(source: Source): string | undefined {
 /**
  * What admission refuses for a PackageRevision (kptdev/porch#918): a new revision to create
  * that starts Published, a lifecycle move that cannot be done, publishing with unmet
- * readiness gates, and changes to the fields that name the revision or made it.
+ * readiness gates, changes to the fields that name the revision or made it, and the
+ * annotation only the operator's variant drafts carry (lib/package-variant/source-mutations.ts).
  */
 export function validatePackageRevision(
   pr: PackageRevision,
@@ -58,6 +60,9 @@ export function validatePackageRevision(
   }
   const subpackage = ctx.operation === "CREATE" && initSubpackageProblem(pr.spec?.source);
   if (subpackage) problems.push(subpackage);
+  // It chooses the variant whose injected objects the source copies into the files.
+  const mutations = sourceMutationsProblem(pr.metadata?.annotations, old?.metadata?.annotations);
+  if (mutations) problems.push(mutations);
   if (old) {
     for (const field of IMMUTABLE) {
       const [was, is] =

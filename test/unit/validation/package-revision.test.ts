@@ -3,6 +3,7 @@ import { validatePackageRevision, validatePackageRevisionResources } from "../..
 import { execView } from "../../support/function-catalog";
 import { DEFAULT_CONTENT_LIMITS } from "../../../lib/git/content-limits";
 import { DEFAULT_CATALOG_VIEW } from "../../../lib/fn";
+import { SOURCE_MUTATIONS_ANNOTATION } from "../../../lib/package-variant";
 
 const pr = (spec: Record<string, unknown>, status: Record<string, unknown> = {}) =>
   ({
@@ -157,6 +158,19 @@ describe("validatePackageRevision", () => {
         operation: "UPDATE",
         byOperator: true,
       }),
+    ).toEqual([]);
+  });
+
+  it("leaves the source-mutations annotation to the operator's own drafts", () => {
+    const marked = {
+      ...pr({ lifecycle: "Draft", source: { copyFrom: { name: "r.p.v1" } } }),
+      metadata: { name: "r.p.ws", annotations: { [SOURCE_MUTATIONS_ANNOTATION]: "pv-uid" } },
+    } as PackageRevision;
+    expect(validatePackageRevision(marked, undefined, user("CREATE"))).toEqual([
+      `metadata.annotations[${SOURCE_MUTATIONS_ANNOTATION}] is set only by the operator, on the drafts its PackageVariants create; it cannot be set or changed`,
+    ]);
+    expect(
+      validatePackageRevision(marked, undefined, { operation: "CREATE", byOperator: true }),
     ).toEqual([]);
   });
 
