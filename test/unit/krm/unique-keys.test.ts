@@ -12,7 +12,7 @@ describe("repeated map keys", () => {
     expect(() => parseYamlFile(text)).toThrow(new YamlParseError("Map keys must be unique"));
   });
 
-  it("are keys of the same value: 1 and \"1\" differ, as they do to the parser", () => {
+  it('are keys of the same value: 1 and "1" differ, as they do to the parser', () => {
     expect(parseYamlFile('1: a\n"1": b\n').docs).toHaveLength(1);
   });
 
