@@ -33,6 +33,8 @@ import {
 import {
   LISTING_BYTES_PER_ENTRY,
   REF_LINE_BYTES,
+  historyBytes,
+  historyTooLarge,
   objectLimit,
   tooManyRefs,
   treeTooLarge,
@@ -307,14 +309,25 @@ export class CliGitClient implements GitClient {
 
   async log(oid: string, max: number): Promise<CommitInfo[]> {
     const format = "%H%x1f%T%x1f%P%x1f%an%x1f%ae%x1f%at %ad%x1f%cn%x1f%ce%x1f%ct %cd%x1f%B%x1e";
-    const out = await this.git([
-      "log",
-      "--first-parent",
-      `--max-count=${max}`,
-      "--date=format:%z",
-      `--format=${format}`,
-      oid,
-    ]);
+    const limits = limitsOf(this.network);
+    const out = await this.git(
+      [
+        "log",
+        "--first-parent",
+        `--max-count=${max}`,
+        "--date=format:%z",
+        `--format=${format}`,
+        oid,
+      ],
+      {
+        cap: {
+          records: max,
+          bytes: historyBytes(limits),
+          separator: 0x1e,
+          error: () => historyTooLarge(oid, limits),
+        },
+      },
+    );
     return splitDecoded(out.stdout, 0x1e)
       .map(r => r.replace(/^\n/, ""))
       .filter(r => r !== "")
