@@ -34,12 +34,15 @@ import {
 import {
   LISTING_BYTES_PER_ENTRY,
   REF_LINE_BYTES,
+  historyBytes,
+  historyTooLarge,
   objectLimit,
   tooManyRefs,
   treeTooLarge,
 } from "./content-limits";
 import { PackBound, killGroup } from "./pack-bound";
 import { boundedGit, cacheConfigWithin, outOfMemory, outOfMemoryMessage } from "./process-memory";
+import { HeadAndTail, MESSAGE_MAX_BYTES } from "./output-cap";
 import { CatFileBatch } from "./cat-file";
 import { parseCommit, parseSignature } from "./commit-format";
 import { encodeCommit, encodeTree, parseTree, writeLooseObject } from "./loose-objects";
@@ -308,14 +311,25 @@ export class CliGitClient implements GitClient {
 
   async log(oid: string, max: number): Promise<CommitInfo[]> {
     const format = "%H%x1f%T%x1f%P%x1f%an%x1f%ae%x1f%at %ad%x1f%cn%x1f%ce%x1f%ct %cd%x1f%B%x1e";
-    const out = await this.git([
-      "log",
-      "--first-parent",
-      `--max-count=${max}`,
-      "--date=format:%z",
-      `--format=${format}`,
-      oid,
-    ]);
+    const limits = limitsOf(this.network);
+    const out = await this.git(
+      [
+        "log",
+        "--first-parent",
+        `--max-count=${max}`,
+        "--date=format:%z",
+        `--format=${format}`,
+        oid,
+      ],
+      {
+        cap: {
+          records: max,
+          bytes: historyBytes(limits),
+          separator: 0x1e,
+          error: () => historyTooLarge(oid, limits),
+        },
+      },
+    );
     return splitDecoded(out.stdout, 0x1e)
       .map(r => r.replace(/^\n/, ""))
       .filter(r => r !== "")
@@ -370,7 +384,10 @@ export class CliGitClient implements GitClient {
       timed?: boolean;
       /** Told the process (group leader of a network call) once it runs. */
       spawned?: (pid: number | undefined) => void;
-      /** Past this much stdout (records ended by `separator`, NUL unless given, or bytes) git is killed and `error` thrown. */
+      /**
+       * Past this much stdout (records ended by `separator`, NUL unless given, or bytes) git is
+       * killed and `error` thrown; MESSAGE_MAX_BYTES when not given.
+       */
       cap?: { records: number; bytes: number; separator?: number; error: () => GitStoreError };
     } = {},
   ): Promise<RunResult> {
@@ -379,6 +396,7 @@ export class CliGitClient implements GitClient {
     const env = { ...withConfig(this.env, pinned), ...o.env };
     const { totalMs } = this.network.timeouts;
     const timed = o.network === true || o.timed === true;
+    const sub = subcommandOf(args);
     return new Promise((resolve, reject) => {
       // Its own process group, so the total timeout also ends git-remote-http under it.
       const [command, argv] = boundedGit(full, gitProcessMemoryOf(this.network));
@@ -395,54 +413,60 @@ export class CliGitClient implements GitClient {
             killGroup(child.pid);
           }, totalMs)
         : undefined;
+      const end = () => (timed ? killGroup(child.pid) : child.kill("SIGKILL"));
+      // Output nobody bounded is held to what no real git call writes, as messages are.
+      const cap = o.cap ?? {
+        records: Infinity,
+        bytes: MESSAGE_MAX_BYTES,
+        error: () => this.flooded(sub, "output", o.network === true),
+      };
       const out: Buffer[] = [];
-      const err: Buffer[] = [];
+      const err = new HeadAndTail();
       let records = 0;
       let bytes = 0;
       let capped = false;
+      let flooded = false;
       child.stdout.on("data", (d: Buffer) => {
         if (capped) return;
-        if (o.cap !== undefined) {
-          bytes += d.length;
-          const end = o.cap.separator ?? 0;
-          for (let i = d.indexOf(end); i !== -1; i = d.indexOf(end, i + 1)) records++;
-          if (records > o.cap.records || bytes > o.cap.bytes) {
-            capped = true;
-            out.length = 0;
-            if (timed) killGroup(child.pid);
-            else child.kill("SIGKILL");
-            return;
-          }
+        bytes += d.length;
+        const sep = cap.separator ?? 0;
+        if (cap.records !== Infinity)
+          for (let i = d.indexOf(sep); i !== -1; i = d.indexOf(sep, i + 1)) records++;
+        if (records > cap.records || bytes > cap.bytes) {
+          capped = true;
+          out.length = 0;
+          end();
+          return;
         }
         out.push(d);
       });
-      child.stderr.on("data", (d: Buffer) => err.push(d));
+      child.stderr.on("data", (d: Buffer) => {
+        if (flooded) return;
+        err.add(d);
+        if (err.total <= MESSAGE_MAX_BYTES) return;
+        flooded = true;
+        end();
+      });
       child.on("error", e => {
         clearTimeout(timer);
         reject(new GitStoreError("Transport", `cannot run git: ${e.message}`));
       });
       child.on("close", code => {
         clearTimeout(timer);
-        const stderr = Buffer.concat(err).toString("utf8");
-        if (capped) return reject(o.cap!.error());
+        const stderr = err.text();
+        if (flooded) return reject(this.flooded(sub, "messages", o.network === true));
+        if (capped) return reject(cap.error());
         if (code === 0 && !timedOut) return resolve({ stdout: Buffer.concat(out), stderr });
         if (timedOut)
           return reject(
             new GitStoreError(
               "Timeout",
               o.network === true
-                ? `git server ${displayUrl(this.opts.url)} timed out: git ${subcommandOf(args)} took longer than ${totalMs} ms`
-                : `git ${subcommandOf(args)} on the cache of ${displayUrl(this.opts.url)} took longer than ${totalMs} ms (PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS)`,
+                ? `git server ${displayUrl(this.opts.url)} timed out: git ${sub} took longer than ${totalMs} ms`
+                : `git ${sub} on the cache of ${displayUrl(this.opts.url)} took longer than ${totalMs} ms (PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS)`,
             ),
           );
-        reject(
-          this.failure(
-            subcommandOf(args),
-            stderr,
-            Buffer.concat(out).toString("utf8"),
-            o.network === true,
-          ),
-        );
+        reject(this.failure(sub, stderr, Buffer.concat(out).toString("utf8"), o.network === true));
       });
       child.stdin.on("error", () => undefined);
       child.stdin.end(o.input ?? Buffer.alloc(0));
@@ -464,6 +488,17 @@ export class CliGitClient implements GitClient {
     const port = parsed.port || (parsed.protocol === "https:" ? "443" : "80");
     const list = addresses.map(a => (a.family === 6 ? `[${a.address}]` : a.address)).join(",");
     return [["http.curloptResolve", `${parsed.hostname}:${port}:${list}`]];
+  }
+
+  /** A git call ended for writing more than MESSAGE_MAX_BYTES of messages or unbounded output. */
+  private flooded(sub: string, what: "messages" | "output", network: boolean): GitStoreError {
+    const from = network ? ` (${displayUrl(this.opts.url)})` : "";
+    const whose =
+      network && what === "messages" ? ', the git server\'s "remote:" lines among them' : "";
+    return new GitStoreError(
+      "ContentTooLarge",
+      `git ${sub}${from} was ended: it wrote more than ${MESSAGE_MAX_BYTES} bytes of ${what}${whose}, over the limit of a git call's ${what}`,
+    );
   }
 
   private failure(sub: string, stderr: string, stdout: string, network: boolean): GitRunError {

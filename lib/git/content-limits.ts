@@ -28,6 +28,8 @@ export interface GitContentLimits {
    * REF_LINE_BYTES its bytes: read and held before anything else is known of the repository.
    */
   maxRefs: number;
+  /** Largest commit or annotated tag object (its message included), and a sixteenth of a log's. */
+  maxCommitBytes: number;
 }
 
 /**
@@ -46,6 +48,9 @@ export interface GitContentLimits {
  * one Repository's objects to tens of MiB of a 512 MiB pod, not the 200,000 a tag flood makes.
  * 50,000 advertised refs is five times that cap (an annotated tag takes two lines) and, at
  * REF_LINE_BYTES each, bounds an advertisement to 25 MB instead of the per-fetch limit.
+ * A commit or tag is read whole and its message kept (listings memoise commits): a 120 MB
+ * message on one tag took the watcher from 54 to 516 MB. Real messages are a few KiB (kpt's
+ * annotations, a signature, the longest hand-written ones tens of KiB): 1 MiB is far above.
  */
 export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxFileBytes: 1024 * 1024,
@@ -57,6 +62,7 @@ export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxInflatedBytes: 512 * 1024 * 1024,
   maxRevisions: 10_000,
   maxRefs: 50_000,
+  maxCommitBytes: 1024 * 1024,
 };
 
 /** Bytes an advertisement may take per ref line it may list (a long ref name included). */
@@ -73,6 +79,7 @@ export const LIMIT_SETTINGS: Record<keyof GitContentLimits, string> = {
   maxInflatedBytes: "PORCH_PEPR_GIT_MAX_INFLATED_BYTES",
   maxRevisions: "PORCH_PEPR_REPOSITORY_MAX_REVISIONS",
   maxRefs: "PORCH_PEPR_GIT_MAX_REFS",
+  maxCommitBytes: "PORCH_PEPR_GIT_MAX_COMMIT_BYTES",
 };
 
 /**
@@ -113,6 +120,7 @@ export function overLimit(
     maxInflatedBytes: "per-fetch limit of %d bytes inflated",
     maxRevisions: "limit of %d package revisions per repository",
     maxRefs: "limit of %d refs advertised per fetch",
+    maxCommitBytes: "limit of %d bytes per commit or tag",
   }[key].replace("%d", String(limits[key]));
   return `over the ${what} (${LIMIT_SETTINGS[key]})`;
 }
@@ -123,11 +131,30 @@ export interface ObjectLimit {
   says: string;
 }
 
-/** Blobs are files; a tree or commit can be no larger than the fetch that brought it. */
-export const objectLimit = (type: string, limits: GitContentLimits): ObjectLimit =>
-  type === "blob"
-    ? { bytes: limits.maxFileBytes, says: overLimit("maxFileBytes", limits) }
-    : { bytes: limits.maxFetchBytes, says: overLimit("maxFetchBytes", limits) };
+/**
+ * Blobs are files; a commit or tag has its own limit; a tree (one directory) is held to the
+ * entries a listing may hold, at LISTING_BYTES_PER_ENTRY each.
+ */
+export function objectLimit(type: string, limits: GitContentLimits): ObjectLimit {
+  if (type === "blob")
+    return { bytes: limits.maxFileBytes, says: overLimit("maxFileBytes", limits) };
+  if (type === "tree")
+    return {
+      bytes: limits.maxTreeEntries * LISTING_BYTES_PER_ENTRY,
+      says: `over the limit of ${limits.maxTreeEntries * LISTING_BYTES_PER_ENTRY} bytes per tree (${LISTING_BYTES_PER_ENTRY} per entry of ${LIMIT_SETTINGS.maxTreeEntries})`,
+    };
+  return { bytes: limits.maxCommitBytes, says: overLimit("maxCommitBytes", limits) };
+}
+
+/** Most bytes a log of commits may take: sixteen of the largest commits. */
+export const historyBytes = (limits: GitContentLimits): number => 16 * limits.maxCommitBytes;
+
+/** A log of a branch's history over historyBytes. */
+export const historyTooLarge = (oid: string, limits: GitContentLimits) =>
+  new GitStoreError(
+    "ContentTooLarge",
+    `the history of commit ${oid} takes more than ${historyBytes(limits)} bytes, over sixteen times the ${overLimit("maxCommitBytes", limits).slice("over the ".length)}`,
+  );
 
 /** An object a client refused to read (its size is known before its body). */
 export class ObjectTooLargeError extends GitStoreError {

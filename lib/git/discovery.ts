@@ -3,6 +3,7 @@
 import type { CommitInfo, GitClient, RefMap } from "./client";
 import { isKptfilePath, KPTFILE } from "../kpt/kptfile-name";
 import { readKptfile, type KptfileRead } from "../kpt/kptfile-read";
+import { CommitMemo } from "./commit-memo";
 import { decodeFile } from "./content-limits";
 import { isGitStoreError } from "./errors";
 import {
@@ -20,6 +21,8 @@ import { LIFECYCLES, type Lifecycle, type PackageRevisionInfo } from "./types";
 const HISTORY_LIMIT = 1000;
 /** Memo entries kept per map before it is dropped (a cheap bound on memory). */
 const MEMO_LIMIT = 20000;
+/** Bytes of commits memoised (messages as held, UTF-16): about 800 for each of MEMO_LIMIT. */
+export const COMMIT_MEMO_BYTES = 16 * 1024 * 1024;
 /**
  * Branch listings kept. A listing is reused only while its commit is still the branch's head,
  * and each holds every package of the branch: kept for every head a branch ever had (one per
@@ -61,7 +64,7 @@ export interface DiscoveryScope {
 }
 
 export class Discovery {
-  private readonly commits = new Map<string, CommitInfo>();
+  private readonly commits = new CommitMemo(MEMO_LIMIT, COMMIT_MEMO_BYTES);
   private readonly packages = new Map<string, PackageAt | null>();
   private readonly kptfiles = new Map<string, KptfileRead>();
   private readonly trees = new Map<string, Map<string, PackageAt>>();
@@ -204,7 +207,7 @@ export class Discovery {
   async commit(oid: string): Promise<CommitInfo> {
     let info = this.commits.get(oid);
     if (info === undefined) {
-      info = remember(this.commits, oid, await this.client.readCommit(oid));
+      info = this.commits.remember(await this.client.readCommit(oid));
     }
     return info;
   }
@@ -247,7 +250,7 @@ export class Discovery {
         for (const a of parseAnnotations(c.message)) {
           if (typeof a.package === "string" && !byPath.has(a.package)) byPath.set(a.package, c);
         }
-        remember(this.commits, c.oid, c);
+        this.commits.remember(c);
       }
       this.history = { head, byPath };
     }

@@ -42,6 +42,8 @@ import { gitNetworkFromEnv, limitsOf, type GitNetwork } from "./network";
 import {
   LISTING_BYTES_PER_ENTRY,
   ObjectTooLargeError,
+  historyBytes,
+  historyTooLarge,
   objectLimit,
   treeTooLarge,
 } from "./content-limits";
@@ -355,6 +357,11 @@ export class IsoGitClient implements GitClient {
 
   async readTree(treeOid: string): Promise<TreeEntry[]> {
     const { tree } = await git.readTree({ ...this.base, oid: treeOid });
+    // isomorphic-git tells no size before the read (its pack is in memory already): the entries
+    // are held to the tree limit as the CLI holds the object's bytes.
+    const limit = objectLimit("tree", limitsOf(this.network));
+    const size = tree.reduce((sum, e) => sum + 28 + Buffer.byteLength(e.path), 0);
+    if (size > limit.bytes) throw new ObjectTooLargeError(treeOid, size, limit);
     return tree.map(e => ({ mode: e.mode, path: e.path, oid: e.oid, type: e.type }));
   }
 
@@ -404,7 +411,11 @@ export class IsoGitClient implements GitClient {
   }
 
   async readCommit(oid: string): Promise<CommitInfo> {
-    const { commit } = await git.readCommit({ ...this.base, oid });
+    const { commit, payload } = await git.readCommit({ ...this.base, oid });
+    // Read already (no size before a read), but not kept: held to the limit the CLI reads by.
+    const limit = objectLimit("commit", limitsOf(this.network));
+    const size = Buffer.byteLength(payload) + Buffer.byteLength(commit.gpgsig ?? "");
+    if (size > limit.bytes) throw new ObjectTooLargeError(oid, size, limit);
     return {
       oid,
       tree: commit.tree,
@@ -416,9 +427,13 @@ export class IsoGitClient implements GitClient {
   }
 
   async log(oid: string, max: number): Promise<CommitInfo[]> {
+    const limits = limitsOf(this.network);
     const out: CommitInfo[] = [];
+    let bytes = 0;
     for (let next: string | undefined = oid; next !== undefined && out.length < max; ) {
       const commit = await this.readCommit(next);
+      bytes += Buffer.byteLength(commit.message);
+      if (bytes > historyBytes(limits)) throw historyTooLarge(oid, limits);
       out.push(commit);
       next = commit.parents[0];
     }

@@ -3,6 +3,7 @@
 // must edit package files without losing comments or field order.
 import { Document, isMap, isScalar, isSeq, parseAllDocuments } from "yaml";
 import { isKptfilePath } from "../kpt/kptfile-name";
+import { duplicateKey } from "./unique-keys";
 
 /** The documents of one YAML file and the sequence style it was written in. */
 export interface YamlFile {
@@ -37,11 +38,14 @@ export function isKrmPath(path: string): boolean {
 
 /** Parses every document; throws YamlParseError on any syntax error. Empty documents are dropped. */
 export function parseYamlFile(text: string): YamlFile {
-  const docs = parseAllDocuments(text, { prettyErrors: false });
+  // Keys checked in one pass below: the parser's own check is quadratic in a map's size.
+  const docs = parseAllDocuments(text, { prettyErrors: false, uniqueKeys: false });
   if (!Array.isArray(docs)) return { docs: [], compactSeq: false };
   const kept: Document[] = [];
   for (const doc of docs) {
     if (doc.errors.length > 0) throw new YamlParseError(doc.errors[0].message);
+    if (duplicateKey(doc.contents) !== undefined)
+      throw new YamlParseError("Map keys must be unique");
     keepKeyLineComments(doc.contents, text);
     if (!isEmptyDocument(doc) || hasComments(doc)) kept.push(doc);
   }

@@ -180,3 +180,52 @@ export async function startCuttingProxy(
       }),
   };
 }
+
+/** A pkt-line: four hex digits of length, then the data. */
+const pktLine = (data: Buffer | string): Buffer => {
+  const body = Buffer.isBuffer(data) ? data : Buffer.from(data);
+  return Buffer.concat([Buffer.from((body.length + 4).toString(16).padStart(4, "0")), body]);
+};
+
+/**
+ * Speaks smart-HTTP upload-pack (protocol v0) with side-band: advertises one branch, and
+ * answers the fetch with `floodBytes` of band-2 ("remote:") messages and no pack, then band 3.
+ * `written()` says how many bytes of messages it could send before the client went away.
+ */
+export async function startSidebandFloodServer(
+  floodBytes: number,
+  host = "127.0.0.1",
+): Promise<HostileServer & { written: () => number }> {
+  const oid = "1".repeat(40);
+  const message = pktLine(
+    Buffer.concat([Buffer.from([2]), Buffer.alloc(65_000, 0x41), Buffer.from("\n")]),
+  );
+  let written = 0;
+  const server = await startHttp(host, (req, res) => {
+    if ((req.url ?? "").includes("/info/refs")) {
+      res.setHeader("content-type", "application/x-git-upload-pack-advertisement");
+      res.end(
+        Buffer.concat([
+          pktLine("# service=git-upload-pack\n"),
+          Buffer.from("0000"),
+          pktLine(`${oid} refs/heads/main\0side-band-64k ofs-delta\n`),
+          Buffer.from("0000"),
+        ]),
+      );
+      return;
+    }
+    res.setHeader("content-type", "application/x-git-upload-pack-result");
+    res.write(pktLine("NAK\n"));
+    let closed = false;
+    res.on("close", () => (closed = true));
+    const send = () => {
+      while (!closed && written < floodBytes) {
+        written += message.length;
+        if (!res.write(message)) return void res.once("drain", send);
+      }
+      if (!closed) res.end(pktLine(Buffer.from([3, ...Buffer.from("bye")])));
+    };
+    send();
+  });
+  return { ...server, written: () => written };
+}

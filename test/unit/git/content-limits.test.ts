@@ -21,6 +21,7 @@ const LIMITS: GitContentLimits = {
   maxInflatedBytes: DEFAULT_CONTENT_LIMITS.maxInflatedBytes,
   maxRevisions: DEFAULT_CONTENT_LIMITS.maxRevisions,
   maxRefs: DEFAULT_CONTENT_LIMITS.maxRefs,
+  maxCommitBytes: DEFAULT_CONTENT_LIMITS.maxCommitBytes,
 };
 const BINARY = Buffer.from("\xff\xfe\x00\x01binary\x80", "latin1");
 // A BOM, text in three scripts and a 4-byte character: valid UTF-8 that must not change.

@@ -238,6 +238,7 @@ describe("configuration", () => {
       maxInflatedBytes: 512 * 1024 * 1024,
       maxRevisions: 10_000,
       maxRefs: 50_000,
+      maxCommitBytes: 1024 * 1024,
     });
     expect(
       gitNetworkFromEnv({
@@ -248,6 +249,7 @@ describe("configuration", () => {
         PORCH_PEPR_GIT_MAX_INFLATED_BYTES: "30",
         PORCH_PEPR_REPOSITORY_MAX_REVISIONS: "50",
         PORCH_PEPR_GIT_MAX_REFS: "60",
+        PORCH_PEPR_GIT_MAX_COMMIT_BYTES: "70",
       }).limits,
     ).toEqual({
       maxFileBytes: 10,
@@ -259,6 +261,7 @@ describe("configuration", () => {
       maxInflatedBytes: 30,
       maxRevisions: 50,
       maxRefs: 60,
+      maxCommitBytes: 70,
     });
   });
 });
