@@ -23,7 +23,7 @@ import {
 } from "./layout";
 import { withLock } from "./mutex";
 import { evictions, processCacheDisk } from "./cache-disk";
-import { PushBatcher, batchLimitsFromEnv } from "./push-batch";
+import { PushBatcher, batchLimitsFromEnv, type Stage } from "./push-batch";
 import { assertUrlAllowed, limitsOf, type GitNetwork } from "./network";
 import { revisionCountProblem, type GitContentLimits } from "./content-limits";
 import { selectRevision } from "./revision-rank";
@@ -178,7 +178,7 @@ export class RepoContext {
    * again (bounded). Every update carries a lease on the ref it moves, so a base that another
    * writer has moved on costs one rejected push, never a lost commit.
    */
-  async write<T>(plan: () => Promise<RefUpdate[][]>, then: () => Promise<T>): Promise<T> {
+  async write<T>(plan: () => Promise<Stage[]>, then: () => Promise<T>): Promise<T> {
     const max = Math.max(1, this.options.maxPushAttempts ?? 8);
     for (let attempt = 1; ; attempt++) {
       const { landed } = await withLock(this.cacheDir, async () => {
