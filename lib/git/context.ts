@@ -1,6 +1,7 @@
 // Per-repository state shared by the store's operations: the git client, the fetched refs, the
 // per-cache lock, and the retry loop that turns a rejected push into refetch-and-redo.
 import { createHash } from "node:crypto";
+import { onlyPushedMoved, type AdvertisedRefs } from "./advertisement";
 import { join } from "node:path";
 import {
   defaultClientKind,
@@ -83,6 +84,8 @@ export class RepoContext {
   /** currentRefs() of the last call, while neither the fetched refs nor the queue changed. */
   private overlay: { base: RefMap; version: number; refs: RefMap } | undefined;
   private readonly batcher: PushBatcher;
+  /** What the server advertised to the batch being pushed. */
+  private heard: AdvertisedRefs | undefined;
   private lastFetch = 0;
   private initialised = false;
   /** The cache's eviction count when this context last used it (cache-disk.ts). */
@@ -114,7 +117,7 @@ export class RepoContext {
       options.pushBatch ?? batchLimitsFromEnv(process.env),
       config.url,
       batch => this.runBatch(batch),
-      (updates, atomic) => this.client.pushRefs(updates, atomic),
+      (updates, atomic) => this.client.pushRefs(updates, atomic, refs => (this.heard = refs)),
     );
     this.seenEvictions = evictions(this.cacheDir);
   }
@@ -214,10 +217,18 @@ export class RepoContext {
   /** One batch of the queued updates, under the lock; the fetched refs take what landed. */
   private runBatch(batch: () => Promise<RefUpdate[]>): void {
     void withLock(this.cacheDir, async () => {
+      this.heard = undefined;
       const landed = await batch();
       if (landed.length > 0) this.wrote();
       const refs = this.refs;
       if (refs === undefined) return;
+      // The push's advertisement serves as a fetch: nothing moved but what landed, and the
+      // refs are as fresh as the push; something else moved, and the next operation fetches.
+      const heard = this.heard as AdvertisedRefs | undefined;
+      if (heard !== undefined)
+        this.lastFetch = onlyPushedMoved(refs, heard, new Set(landed.map(u => u.ref)))
+          ? Date.now()
+          : 0;
       for (const u of landed) {
         if (u.oid === null) refs.delete(u.ref);
         else refs.set(u.ref, { oid: u.oid, commit: u.oid });

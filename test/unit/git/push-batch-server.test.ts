@@ -8,6 +8,7 @@ import {
   CLIENTS,
   filesAt,
   git,
+  writeFiles,
   lsRemote,
   pkgFiles,
   startFixture,
@@ -20,11 +21,14 @@ jest.setTimeout(120_000);
 
 /** Refs named by each receive-pack request, in order (from its pkt-line commands). */
 const pushes: string[][] = [];
+/** Fetches begun (each asks for the upload-pack ref advertisement first). */
+let fetches = 0;
 let fx: Fixture;
 beforeAll(async () => {
   fx = await startFixture({
     onRequest: ({ method, path, head }) => {
       if (method === "POST" && path.endsWith("/git-receive-pack")) pushes.push(commandRefs(head));
+      if (method === "GET" && path.includes("service=git-upload-pack")) fetches++;
     },
   });
 });
@@ -158,6 +162,57 @@ describe.each(CLIENTS)("batched pushes with the %s client", client => {
       .filter(l => l.includes("Approving"));
     expect(approvals).toHaveLength(PACKAGES.length);
     for (const r of published) expect(approvals.map(l => l.split(" ")[0])).toContain(r.commit);
+  });
+
+  it("takes a push's ref advertisement as a fetch while nothing else moved", async () => {
+    const url = await fx.repo();
+    let now = Date.now();
+    const clock = jest.spyOn(Date, "now").mockImplementation(() => now);
+    try {
+      const s = track(
+        new GitContentStore(
+          { url, createBranch: true },
+          { cacheRoot: await fx.cacheRoot(), client, readFreshnessMs: 60_000 },
+        ),
+      );
+      await s.open();
+      now += 50_000;
+      const draft = await s.createNewDraft({ packageName: "a", workspaceName: "ws" });
+      await draft.updateResources(pkgFiles("a"), "create");
+      await draft.closeDraft();
+      fetches = 0;
+      // 100 s after the last fetch, 50 s after the push: the push's view is fresh enough.
+      now += 50_000;
+      const listed = await s.listPackageRevisions();
+      expect(fetches).toBe(0);
+      expect(listed.map(r => r.ref)).toContain("refs/heads/drafts/a/ws");
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it("fetches after a push whose ref advertisement shows another writer's ref", async () => {
+    const url = await fx.repo();
+    const s = track(
+      new GitContentStore(
+        { url, createBranch: true },
+        { cacheRoot: await fx.cacheRoot(), client, readFreshnessMs: 600_000 },
+      ),
+    );
+    await s.open();
+    // Another writer adds a draft, unseen: the store's refs are fresh for ten minutes.
+    const work = await workClone(fx, url);
+    await writeFiles(join(work, "other"), pkgFiles("other"));
+    await git(work, "add", ".");
+    await git(work, "commit", "-q", "-m", "other");
+    await git(work, "push", "-q", "origin", "HEAD:refs/heads/drafts/other/ws");
+    const draft = await s.createNewDraft({ packageName: "a", workspaceName: "ws" });
+    await draft.updateResources(pkgFiles("a"), "create");
+    await draft.closeDraft();
+    fetches = 0;
+    const listed = await s.listPackageRevisions();
+    expect(fetches).toBe(1);
+    expect(listed.map(r => r.ref)).toContain("refs/heads/drafts/other/ws");
   });
 
   it("takes one push for a writer alone: a publish's tag, branch commit and proposal together", async () => {
