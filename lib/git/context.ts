@@ -87,6 +87,8 @@ export class RepoContext {
   /** What the server advertised to the batch being pushed. */
   private heard: AdvertisedRefs | undefined;
   private lastFetch = 0;
+  /** Fetches done (sync), to tell whether one happened since a push was refused. */
+  private fetches = 0;
   private initialised = false;
   /** The cache's eviction count when this context last used it (cache-disk.ts). */
   private seenEvictions: number;
@@ -183,10 +185,13 @@ export class RepoContext {
    */
   async write<T>(plan: () => Promise<Stage[]>, then: () => Promise<T>): Promise<T> {
     const max = Math.max(1, this.options.maxPushAttempts ?? 8);
+    // The fetch count when this writer's push was refused: a fetch since then (another
+    // refused writer's) shows what refused it, so the writers of a refused batch fetch once.
+    let refusedAt: number | undefined;
     for (let attempt = 1; ; attempt++) {
       const { landed } = await withLock(this.cacheDir, async () => {
         this.checkEvicted();
-        if (attempt > 1 || this.stale()) await this.sync();
+        if (this.fetches === refusedAt || this.stale()) await this.sync();
         // Wrapped: the lock is released before the push this waits for (it needs the lock).
         return { landed: this.batcher.submit(await plan()) };
       });
@@ -195,6 +200,7 @@ export class RepoContext {
         return await withLock(this.cacheDir, then);
       } catch (err) {
         if (!(err instanceof PushRejectedError)) throw err;
+        refusedAt = this.fetches;
         if (attempt >= max) {
           throw new GitStoreError(
             "Conflict",
@@ -205,11 +211,13 @@ export class RepoContext {
           attempt,
           url: displayUrl(this.config.url),
         });
-        // Exponential backoff with full jitter: a writer that keeps losing the race to a faster
-        // one (which need not refetch) waits it out instead of giving up.
-        await new Promise(r =>
-          setTimeout(r, 10 + Math.random() * Math.min(2_000, 25 * 2 ** attempt)),
-        );
+        // The first retry at once: the writers of a refused batch plan again together, in
+        // their order (a publish chain keeps its revision numbers). Then exponential backoff
+        // with full jitter: a writer that keeps losing the race to a faster one waits it out.
+        if (attempt > 1)
+          await new Promise(r =>
+            setTimeout(r, 10 + Math.random() * Math.min(2_000, 25 * 2 ** attempt)),
+          );
       }
     }
   }
@@ -261,6 +269,7 @@ export class RepoContext {
     await this.ensureInit();
     this.refs = await this.client.fetch();
     this.lastFetch = Date.now();
+    this.fetches++;
     await this.measure(this.refs);
     if (!this.refs.has(this.branchRef)) await this.createBranchOrFail();
     return this.refs;

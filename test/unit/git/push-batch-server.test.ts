@@ -215,6 +215,58 @@ describe.each(CLIENTS)("batched pushes with the %s client", client => {
     expect(listed.map(r => r.ref)).toContain("refs/heads/drafts/other/ws");
   });
 
+  it("publishes several revisions of several packages at once: gapless numbers, an approval commit each, the chain planned again when the branch moved", async () => {
+    const { url, s } = await store();
+    // Two packages, two proposals each; their revisions number in the order they were asked.
+    const keys = ["x", "y"].flatMap(p =>
+      ["ws1", "ws2"].map(ws => ({ packageName: p, workspaceName: ws })),
+    );
+    for (const key of keys) {
+      const draft = await s.createNewDraft(key);
+      await draft.updateResources(pkgFiles(key.packageName, key.workspaceName), key.workspaceName);
+      await draft.closeDraft();
+      await s.updateLifecycle(key, "Proposed");
+    }
+    // Another writer moves the branch as the first push lands: every publish plans again.
+    await raceOnceOn(url, "refs/heads/main");
+    pushes.length = 0;
+    const published = await Promise.all(
+      keys.map(k =>
+        s.updateLifecycle(k, "Published", { approvedBy: `approver-${k.workspaceName}` }),
+      ),
+    );
+    expect(published.map(r => `${r.ref} ${r.revision} ${r.publishedBy}`)).toEqual([
+      "refs/tags/x/v1 1 approver-ws1",
+      "refs/tags/x/v2 2 approver-ws2",
+      "refs/tags/y/v1 1 approver-ws1",
+      "refs/tags/y/v2 2 approver-ws2",
+    ]);
+    // Refused whole, then the chain again on the other writer's commit, then the proposals.
+    const tagsAndBranch = [
+      "refs/heads/main",
+      ...keys.map((k, i) => `refs/tags/${k.packageName}/v${(i % 2) + 1}`),
+    ];
+    expect(pushes.map(refs => [...refs].sort())).toEqual([
+      tagsAndBranch,
+      tagsAndBranch,
+      keys.map(k => `refs/heads/proposed/${k.packageName}/${k.workspaceName}`),
+    ]);
+    const work = await workClone(fx, url);
+    const log = (await git(work, "log", "--first-parent", "--format=%H %an %s", "origin/main"))
+      .trim()
+      .split("\n");
+    const approvals = log.filter(l => l.includes("Approving")).reverse();
+    expect(approvals.map(l => l.split(" ").slice(1).join(" "))).toEqual([
+      "approver-ws1 Approving package revision x/1",
+      "approver-ws2 Approving package revision x/2",
+      "approver-ws1 Approving package revision y/1",
+      "approver-ws2 Approving package revision y/2",
+    ]);
+    for (const r of published) expect(approvals.map(l => l.split(" ")[0])).toContain(r.commit);
+    expect(log.some(l => l.endsWith("concurrent writer"))).toBe(true);
+    expect(await filesAt(fx, url, "refs/heads/main", "x")).toEqual(pkgFiles("x", "ws2"));
+  });
+
   it("takes one push for a writer alone: a publish's tag, branch commit and proposal together", async () => {
     const { url, s } = await store();
     const key = { packageName: "solo", workspaceName: "ws" };
