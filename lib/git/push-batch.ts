@@ -157,7 +157,9 @@ export class PushBatcher {
     // commit is a reservation the next attempt completes, never the other way round.
     const sent = updates
       .filter(u => !(u.oid === null && u.expect === null))
-      .sort((a, b) => (atomic ? Number(!a.ref.startsWith(TAGS)) - Number(!b.ref.startsWith(TAGS)) : 0));
+      .sort((a, b) =>
+        atomic ? Number(!a.ref.startsWith(TAGS)) - Number(!b.ref.startsWith(TAGS)) : 0,
+      );
     let verdicts: RefVerdicts;
     try {
       verdicts = sent.length === 0 ? new Map() : await this.send(sent, atomic);
