@@ -1,8 +1,9 @@
 // Lifecycle transitions and deletion, expressed as ref updates. Each runs inside ctx.write: on a
 // rejected push the remote is refetched and the whole step recomputed (revision number included).
 // Pushes are batched and not atomic, so a step's updates come in stages (push-batch.ts): a later
-// stage goes only once the earlier landed whole, and an interrupted step leaves a state the next
-// attempt completes.
+// stage goes only once the earlier landed whole (a publish's first stage in an atomic push of
+// its own), and an interrupted step leaves a state the next attempt completes. Publishes queued
+// together chain: each plans on the queued branch commit and tags of the ones before it.
 import { transitionProblem } from "../package-revision/lifecycle";
 import { approvalTrailers } from "../packages/approval-record";
 import { signatureNow } from "./commit-format";
