@@ -233,15 +233,16 @@ export class RepoContext {
       // The push's advertisement serves as a fetch: nothing moved but what landed, and the
       // refs are as fresh as the push; something else moved, and the next operation fetches.
       const heard = this.heard as AdvertisedRefs | undefined;
-      if (heard !== undefined)
-        this.lastFetch = onlyPushedMoved(refs, heard, new Set(landed.map(u => u.ref)))
-          ? Date.now()
-          : 0;
+      const fresh =
+        heard !== undefined && onlyPushedMoved(refs, heard, new Set(landed.map(u => u.ref)));
+      if (heard !== undefined) this.lastFetch = fresh ? Date.now() : 0;
       for (const u of landed) {
         if (u.oid === null) refs.delete(u.ref);
         else refs.set(u.ref, { oid: u.oid, commit: u.oid });
       }
       this.overlay = undefined;
+      // In place of the fetch it saves: the cache's disk use is measured after a fetch.
+      if (fresh) await this.measure(refs);
     });
   }
 
