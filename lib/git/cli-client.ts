@@ -6,7 +6,7 @@
 // with http.curloptResolve), and report only git's own "fatal:"/"error:" lines, never the
 // "remote:" lines in which git quotes a server's response body.
 import { spawn } from "node:child_process";
-import { readdir, rm, stat } from "node:fs/promises";
+import { readFile, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
   authorizationHeader,
@@ -20,6 +20,7 @@ import {
   type RefVerdicts,
   type TreeEntry,
 } from "./client";
+import { advertisedInTrace, type AdvertisedRefs } from "./advertisement";
 import { GitStoreError, PushRejectedError, displayUrl, scrubSecrets } from "./errors";
 import {
   assertUrlAllowed,
@@ -66,6 +67,9 @@ class GitRunError extends GitStoreError {
 }
 
 type ConfigEntry = [string, string];
+
+/** Names the packet traces of pushes apart. */
+let traces = 0;
 
 export class CliGitClient implements GitClient {
   readonly kind = "cli" as const;
@@ -244,8 +248,42 @@ export class CliGitClient implements GitClient {
    * One `git push` with a refspec and a lease per update, not atomic: each ref lands or is
    * refused on its own, as the porcelain status lines tell.
    */
-  async pushRefs(updates: RefUpdate[], atomic = false): Promise<RefVerdicts> {
+  async pushRefs(
+    updates: RefUpdate[],
+    atomic = false,
+    heard?: (refs: AdvertisedRefs) => void,
+  ): Promise<RefVerdicts> {
     if (updates.length === 0) return new Map();
+    // git's packet trace is where the CLI shows the ref advertisement it pushed against.
+    const trace =
+      heard === undefined ? undefined : join(this.opts.gitdir, `push-trace-${++traces}`);
+    try {
+      const verdicts = await this.pushLeased(updates, atomic, trace);
+      if (trace !== undefined) {
+        const refs = await this.advertisedIn(trace);
+        if (refs !== undefined) heard?.(refs);
+      }
+      return verdicts;
+    } finally {
+      if (trace !== undefined) await rm(trace, { force: true });
+    }
+  }
+
+  /** The advertisement in a push's packet trace; undefined when over the refs limit's size. */
+  private async advertisedIn(trace: string): Promise<AdvertisedRefs | undefined> {
+    const { maxRefs } = limitsOf(this.network);
+    // Over HTTP git traces the advertisement twice; then the push's commands and its report.
+    const bound = 2 * maxRefs * REF_LINE_BYTES + 65536;
+    const size = (await stat(trace).catch(() => undefined))?.size;
+    if (size === undefined || size > bound) return undefined;
+    return advertisedInTrace(await readFile(trace, "utf8"));
+  }
+
+  private async pushLeased(
+    updates: RefUpdate[],
+    atomic: boolean,
+    trace: string | undefined,
+  ): Promise<RefVerdicts> {
     const args = ["push", "--porcelain"];
     if (atomic && updates.length > 1) args.push("--atomic");
     const refspecs: string[] = [];
@@ -256,8 +294,9 @@ export class CliGitClient implements GitClient {
     let stdout: string;
     let refused = false;
     try {
+      const env = trace === undefined ? undefined : { GIT_TRACE_PACKET: trace };
       stdout = (
-        await this.git([...args, this.opts.url, ...refspecs], { network: true })
+        await this.git([...args, this.opts.url, ...refspecs], { network: true, env })
       ).stdout.toString("utf8");
     } catch (err) {
       // A refused ref makes git exit 1; its status lines are then on stdout with the others'.

@@ -1,6 +1,7 @@
 // The small git interface the store is written against, with two implementations: the git CLI
 // (cli-client.ts) and isomorphic-git (iso-client.ts). The store never sees which one runs.
 import { execFileSync } from "node:child_process";
+import type { AdvertisedRefs } from "./advertisement";
 import type { GitNetwork } from "./network";
 import type { GitClientKind, GitCredentials } from "./types";
 
@@ -78,9 +79,14 @@ export interface GitClient {
   /**
    * Applies ref updates in one push: each ref lands or is refused on its own, or with `atomic`
    * all land or every one is refused (a refusal is in the answer, not thrown). Throws when the
-   * push as a whole failed.
+   * push as a whole failed. `heard` is told the refs the server advertised before the push,
+   * when the client saw them whole (advertisement.ts).
    */
-  pushRefs(updates: RefUpdate[], atomic?: boolean): Promise<RefVerdicts>;
+  pushRefs(
+    updates: RefUpdate[],
+    atomic?: boolean,
+    heard?: (refs: AdvertisedRefs) => void,
+  ): Promise<RefVerdicts>;
   /** Entries of a tree (one level). */
   readTree(treeOid: string): Promise<TreeEntry[]>;
   /** Every entry below a tree, recursively (trees included), paths relative to it. */

@@ -1,6 +1,7 @@
 // Per-repository state shared by the store's operations: the git client, the fetched refs, the
 // per-cache lock, and the retry loop that turns a rejected push into refetch-and-redo.
 import { createHash } from "node:crypto";
+import { onlyPushedMoved, type AdvertisedRefs } from "./advertisement";
 import { join } from "node:path";
 import {
   defaultClientKind,
@@ -23,7 +24,7 @@ import {
 } from "./layout";
 import { withLock } from "./mutex";
 import { evictions, processCacheDisk } from "./cache-disk";
-import { PushBatcher, batchLimitsFromEnv } from "./push-batch";
+import { PushBatcher, batchLimitsFromEnv, type Stage } from "./push-batch";
 import { assertUrlAllowed, limitsOf, type GitNetwork } from "./network";
 import { revisionCountProblem, type GitContentLimits } from "./content-limits";
 import { selectRevision } from "./revision-rank";
@@ -83,7 +84,11 @@ export class RepoContext {
   /** currentRefs() of the last call, while neither the fetched refs nor the queue changed. */
   private overlay: { base: RefMap; version: number; refs: RefMap } | undefined;
   private readonly batcher: PushBatcher;
+  /** What the server advertised to the batch being pushed. */
+  private heard: AdvertisedRefs | undefined;
   private lastFetch = 0;
+  /** Fetches done (sync), to tell whether one happened since a push was refused. */
+  private fetches = 0;
   private initialised = false;
   /** The cache's eviction count when this context last used it (cache-disk.ts). */
   private seenEvictions: number;
@@ -114,7 +119,7 @@ export class RepoContext {
       options.pushBatch ?? batchLimitsFromEnv(process.env),
       config.url,
       batch => this.runBatch(batch),
-      (updates, atomic) => this.client.pushRefs(updates, atomic),
+      (updates, atomic) => this.client.pushRefs(updates, atomic, refs => (this.heard = refs)),
     );
     this.seenEvictions = evictions(this.cacheDir);
   }
@@ -178,12 +183,15 @@ export class RepoContext {
    * again (bounded). Every update carries a lease on the ref it moves, so a base that another
    * writer has moved on costs one rejected push, never a lost commit.
    */
-  async write<T>(plan: () => Promise<RefUpdate[][]>, then: () => Promise<T>): Promise<T> {
+  async write<T>(plan: () => Promise<Stage[]>, then: () => Promise<T>): Promise<T> {
     const max = Math.max(1, this.options.maxPushAttempts ?? 8);
+    // The fetch count when this writer's push was refused: a fetch since then (another
+    // refused writer's) shows what refused it, so the writers of a refused batch fetch once.
+    let refusedAt: number | undefined;
     for (let attempt = 1; ; attempt++) {
       const { landed } = await withLock(this.cacheDir, async () => {
         this.checkEvicted();
-        if (attempt > 1 || this.stale()) await this.sync();
+        if (this.fetches === refusedAt || this.stale()) await this.sync();
         // Wrapped: the lock is released before the push this waits for (it needs the lock).
         return { landed: this.batcher.submit(await plan()) };
       });
@@ -192,6 +200,7 @@ export class RepoContext {
         return await withLock(this.cacheDir, then);
       } catch (err) {
         if (!(err instanceof PushRejectedError)) throw err;
+        refusedAt = this.fetches;
         if (attempt >= max) {
           throw new GitStoreError(
             "Conflict",
@@ -202,11 +211,13 @@ export class RepoContext {
           attempt,
           url: displayUrl(this.config.url),
         });
-        // Exponential backoff with full jitter: a writer that keeps losing the race to a faster
-        // one (which need not refetch) waits it out instead of giving up.
-        await new Promise(r =>
-          setTimeout(r, 10 + Math.random() * Math.min(2_000, 25 * 2 ** attempt)),
-        );
+        // The first retry at once: the writers of a refused batch plan again together, in
+        // their order (a publish chain keeps its revision numbers). Then exponential backoff
+        // with full jitter: a writer that keeps losing the race to a faster one waits it out.
+        if (attempt > 1)
+          await new Promise(r =>
+            setTimeout(r, 10 + Math.random() * Math.min(2_000, 25 * 2 ** attempt)),
+          );
       }
     }
   }
@@ -214,15 +225,24 @@ export class RepoContext {
   /** One batch of the queued updates, under the lock; the fetched refs take what landed. */
   private runBatch(batch: () => Promise<RefUpdate[]>): void {
     void withLock(this.cacheDir, async () => {
+      this.heard = undefined;
       const landed = await batch();
       if (landed.length > 0) this.wrote();
       const refs = this.refs;
       if (refs === undefined) return;
+      // The push's advertisement serves as a fetch: nothing moved but what landed, and the
+      // refs are as fresh as the push; something else moved, and the next operation fetches.
+      const heard = this.heard as AdvertisedRefs | undefined;
+      const fresh =
+        heard !== undefined && onlyPushedMoved(refs, heard, new Set(landed.map(u => u.ref)));
+      if (heard !== undefined) this.lastFetch = fresh ? Date.now() : 0;
       for (const u of landed) {
         if (u.oid === null) refs.delete(u.ref);
         else refs.set(u.ref, { oid: u.oid, commit: u.oid });
       }
       this.overlay = undefined;
+      // In place of the fetch it saves: the cache's disk use is measured after a fetch.
+      if (fresh) await this.measure(refs);
     });
   }
 
@@ -250,6 +270,7 @@ export class RepoContext {
     await this.ensureInit();
     this.refs = await this.client.fetch();
     this.lastFetch = Date.now();
+    this.fetches++;
     await this.measure(this.refs);
     if (!this.refs.has(this.branchRef)) await this.createBranchOrFail();
     return this.refs;

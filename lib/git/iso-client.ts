@@ -51,6 +51,7 @@ import { deleteLocalRef, localRefs, recordPushedRef, setThinPackHint } from "./i
 import { PackBudget, boundedIsoCache, processPackBudget, type PackCache } from "./iso-pack-cache";
 import { objectsToPush } from "./iso-push";
 import { AtomicUnsupported, sendPack, type LeasedUpdate } from "./iso-send-pack";
+import type { AdvertisedRefs } from "./advertisement";
 import { throwRefused } from "./push-batch";
 import { fromIsoSignature, toIsoSignature } from "./commit-format";
 
@@ -217,10 +218,14 @@ export class IsoGitClient implements GitClient {
    * receive-pack request, a command each; any other through isomorphic-git's push, one by one.
    * The store orders a writer's updates so an interrupted sequence is recoverable by a retry.
    */
-  async pushRefs(updates: RefUpdate[], atomic = false): Promise<RefVerdicts> {
+  async pushRefs(
+    updates: RefUpdate[],
+    atomic = false,
+    heard?: (refs: AdvertisedRefs) => void,
+  ): Promise<RefVerdicts> {
     if (atomic && updates.length > 1) {
       try {
-        return await this.pushDirect(updates, true);
+        return await this.pushDirect(updates, true, heard);
       } catch (err) {
         if (!(err instanceof AtomicUnsupported)) throw err;
       }
@@ -233,14 +238,18 @@ export class IsoGitClient implements GitClient {
       }
       return verdicts;
     }
-    return this.pushDirect(updates, false);
+    return this.pushDirect(updates, false, heard);
   }
 
   /**
    * The updates whose objects are known in one request (atomic: all of them, or AtomicUnsupported
    * when that needs isomorphic-git's own push or the server cannot); the rest one by one.
    */
-  private async pushDirect(updates: RefUpdate[], atomic: boolean): Promise<RefVerdicts> {
+  private async pushDirect(
+    updates: RefUpdate[],
+    atomic: boolean,
+    heard?: (refs: AdvertisedRefs) => void,
+  ): Promise<RefVerdicts> {
     const verdicts: RefVerdicts = new Map();
     const direct: LeasedUpdate[] = [];
     const objects = new Set<string>();
@@ -265,7 +274,16 @@ export class IsoGitClient implements GitClient {
     if (atomic && walked.length > 0) throw new AtomicUnsupported();
     if (direct.length > 0) {
       const refused = await this.net("push", http =>
-        sendPack(this.remote(http), this.opts.gitdir, this.cache, direct, [...objects], atomic),
+        sendPack(
+          this.remote(http),
+          this.opts.gitdir,
+          this.cache,
+          direct,
+          [...objects],
+          atomic,
+          // Only a push sent whole here: the others' pushes (walked) come after what it heard.
+          walked.length === 0 ? heard : undefined,
+        ),
       );
       for (const u of direct) {
         const r = refused.get(u.ref);

@@ -3,6 +3,7 @@
 // report here. The answer is read whole; the HTTP client bounds it (per-fetch limit).
 import fs from "node:fs";
 import git, { type HttpClient } from "isomorphic-git";
+import type { AdvertisedRefs } from "./advertisement";
 import { ZERO_OID } from "./client";
 import { GitStoreError, displayUrl } from "./errors";
 import { bytes, pkt, pktLines } from "./iso-http";
@@ -35,11 +36,13 @@ export async function sendPack(
   updates: LeasedUpdate[],
   objects: string[],
   atomic = false,
+  heard?: (refs: AdvertisedRefs) => void,
 ): Promise<Map<string, SendPackRefused>> {
   const info = await git.getRemoteInfo2({ ...remote, forPush: true, protocolVersion: 1 });
   if (info.protocolVersion !== 1) throw new Error("receive-pack answered in protocol v2");
   if (atomic && info.capabilities.atomic === undefined) throw new AtomicUnsupported();
   const advertised = new Map((info.refs ?? []).map(r => [r.ref, r.oid]));
+  heard?.(new Map([...advertised].filter(([ref]) => ref.startsWith("refs/"))));
   const verdicts = new Map<string, SendPackRefused>();
   const commands: string[] = [];
   for (const u of updates) {

@@ -1,13 +1,15 @@
 // Lifecycle transitions and deletion, expressed as ref updates. Each runs inside ctx.write: on a
 // rejected push the remote is refetched and the whole step recomputed (revision number included).
 // Pushes are batched and not atomic, so a step's updates come in stages (push-batch.ts): a later
-// stage goes only once the earlier landed whole, and an interrupted step leaves a state the next
-// attempt completes.
+// stage goes only once the earlier landed whole (a publish's first stage in an atomic push of
+// its own), and an interrupted step leaves a state the next attempt completes. Publishes queued
+// together chain: each plans on the queued branch commit and tags of the ones before it.
 import { transitionProblem } from "../package-revision/lifecycle";
 import { approvalTrailers } from "../packages/approval-record";
 import { signatureNow } from "./commit-format";
 import type { RefUpdate } from "./client";
 import type { RepoContext } from "./context";
+import { together, type Stage } from "./push-batch";
 import { GitStoreError } from "./errors";
 import { KPTFILE } from "../kpt/kptfile-name";
 import {
@@ -58,7 +60,7 @@ async function transition(
   rev: PackageRevisionInfo,
   desired: Lifecycle,
   approval: ApprovalRecord,
-): Promise<RefUpdate[][]> {
+): Promise<Stage[]> {
   const problem = transitionProblem(rev.lifecycle, desired);
   if (problem !== undefined)
     throw new GitStoreError(
@@ -99,7 +101,7 @@ async function publish(
   ctx: RepoContext,
   rev: PackageRevisionInfo,
   approval: ApprovalRecord,
-): Promise<RefUpdate[][]> {
+): Promise<Stage[]> {
   const all = await ctx.listPackage(rev.packageName);
   const head = ctx.branchHead();
   const reserved = await ownTag(ctx, all, rev);
@@ -143,13 +145,15 @@ async function publish(
     committer: ctx.committer(),
   });
   const tag = tagRef(rev.path, revision);
-  // Stages: the tag first, as the reservation of the revision number (of two writers that
-  // numbered alike only the one whose tag landed moves the branch; in one non-atomic push,
-  // one writer's branch commit could land beside the other's tag); then the branch; then,
-  // once both landed, the proposal goes.
+  // Stages: the tag and the branch commit together (an atomic push: of two writers that
+  // numbered alike, one's branch commit never lands beside the other's tag), shared with the
+  // other publishes queued meanwhile, whose commits chain on this one (push-batch.ts); then,
+  // once both landed, the proposal goes, in the next batch.
   return [
-    [{ ref: tag, oid: commit, expect: reserved === undefined ? null : ctx.refOid(tag) }],
-    [{ ref: ctx.branchRef, oid: commit, expect: head }],
+    together([
+      { ref: tag, oid: commit, expect: reserved === undefined ? null : ctx.refOid(tag) },
+      { ref: ctx.branchRef, oid: commit, expect: head },
+    ]),
     [{ ref: rev.ref, oid: null, expect: rev.commit }],
   ];
 }

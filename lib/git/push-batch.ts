@@ -3,9 +3,13 @@
 // refused ref fails only the writers whose updates it carried (they refetch and plan again);
 // the others' refs land. A writer's updates come in stages: a stage goes out only once the one
 // before it landed whole (a proposal's branch is removed only after its tag and the branch
-// commit landed), so a push that is not atomic never leaves half a step behind. Pure queueing:
-// the push itself, and when a batch runs, are the caller's.
+// commit landed), so a push that is not atomic never leaves half a step behind. A stage marked
+// `together` (a publish's tag and branch commit) must land whole: such stages go in atomic
+// pushes of their own, several writers' in one, and a refused ref there refuses them all (each
+// writer plans again on the refetched refs). Pure queueing: the push itself, and when a batch
+// runs, are the caller's.
 import { displayUrl, GitStoreError, PushRejectedError } from "./errors";
+import { TAGS } from "./layout";
 import type { RefRefusal, RefUpdate, RefVerdicts } from "./client";
 import { positiveSetting } from "./content-limits";
 
@@ -21,6 +25,18 @@ export function throwRefused(verdicts: RefVerdicts, url: string): void {
 }
 
 export type { RefRefusal, RefVerdicts };
+
+/** A writer's updates that land together or not at all (see together()). */
+export type Stage = RefUpdate[] & { readonly together?: true };
+
+/**
+ * Marks a stage to land whole: it goes in an atomic push, with other writers' such stages only.
+ * A publish's tag and branch commit are one: of two that numbered a revision alike (another
+ * process, or a human), neither can then land its branch commit beside the other's tag.
+ */
+export function together(updates: RefUpdate[]): Stage {
+  return Object.assign([...updates], { together: true as const });
+}
 
 /**
  * Sends updates in one push and tells what became of each ref; `atomic`: all land or none
@@ -52,7 +68,7 @@ export function batchLimitsFromEnv(env: NodeJS.ProcessEnv): BatchLimits {
 
 interface Group {
   /** Stages still to send; the first is the one queued. */
-  stages: RefUpdate[][];
+  stages: Stage[];
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -84,7 +100,7 @@ export class PushBatcher {
    * error for its first refused ref (PushRejectedError when the remote moved), or with the
    * push's own failure. A stage after a refused one is not sent.
    */
-  submit(stages: RefUpdate[][]): Promise<void> {
+  submit(stages: Stage[]): Promise<void> {
     const left = stages.filter(s => s.length > 0);
     if (left.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -129,16 +145,24 @@ export class PushBatcher {
     if (groups.length === 0) return [];
     // A writer alone in its batch sends all its stages in one atomic push: no other writer
     // waits to share them, and a writer by itself pays one push, as before batching.
-    const whole = groups.length === 1 && groups[0].stages.length > 1 && distinctRefs(groups[0]);
-    if (whole) {
+    const alone = groups.length === 1 && groups[0].stages.length > 1 && distinctRefs(groups[0]);
+    if (alone) {
       updates = groups[0].stages.flat();
       owners = new Map(updates.map(u => [u.ref, groups]));
     }
-    // Deleting a ref that a queued update was to create: nothing to send for it.
-    const sent = updates.filter(u => !(u.oid === null && u.expect === null));
+    const atomic = alone || groups[0].stages[0].together === true;
+    // Deleting a ref that a queued update was to create: nothing to send for it. In an atomic
+    // push the tags go first: a client that must send it one ref at a time (isomorphic-git on
+    // a server without atomic pushes) stops at the first refusal, and a tag without its branch
+    // commit is a reservation the next attempt completes, never the other way round.
+    const sent = updates
+      .filter(u => !(u.oid === null && u.expect === null))
+      .sort((a, b) =>
+        atomic ? Number(!a.ref.startsWith(TAGS)) - Number(!b.ref.startsWith(TAGS)) : 0,
+      );
     let verdicts: RefVerdicts;
     try {
-      verdicts = sent.length === 0 ? new Map() : await this.send(sent, whole);
+      verdicts = sent.length === 0 ? new Map() : await this.send(sent, atomic);
     } catch (err) {
       for (const g of groups) g.reject(err);
       this.request();
@@ -158,7 +182,7 @@ export class PushBatcher {
     const next: Group[] = [];
     for (const g of groups) {
       if (refused.has(g)) continue;
-      if (g.stages.length > 1 && !whole) next.push({ ...g, stages: g.stages.slice(1) });
+      if (g.stages.length > 1 && !alone) next.push({ ...g, stages: g.stages.slice(1) });
       else g.resolve();
     }
     // A writer's next stage goes before what came after it, as it is older.
@@ -172,7 +196,8 @@ export class PushBatcher {
    * The next batch from the queue, in order: one update per ref. A writer whose update builds on
    * the batch's value for that ref (expects what an earlier writer sets it to) is merged into it:
    * the ref goes straight to the newer value, leased on the older writer's expectation, and both
-   * writers hang on its verdict.
+   * writers hang on its verdict. Stages that must land whole and the others never share a
+   * batch: the first writer's kind decides, the other kind waits for the next.
    */
   private take(): { groups: Group[]; updates: RefUpdate[]; owners: Map<string, Group[]> } {
     const groups: Group[] = [];
@@ -183,9 +208,10 @@ export class PushBatcher {
     // Refs that earlier writers still have to move (in a later stage, or left waiting): a
     // writer touching one waits too, so the updates of each ref keep their order.
     const later = new Set<string>();
+    const together = this.queue[0]?.stages[0].together === true;
     for (const g of this.queue) {
       const stage = g.stages[0];
-      const free = !stage.some(u => later.has(u.ref));
+      const free = !stage.some(u => later.has(u.ref)) && (stage.together === true) === together;
       const added = stage.filter(u => !byRef.has(u.ref));
       const cost = added.reduce((n, u) => n + commandBytes(u), 0);
       const chains = stage.every(u => {

@@ -8,6 +8,7 @@ import {
   CLIENTS,
   filesAt,
   git,
+  writeFiles,
   lsRemote,
   pkgFiles,
   startFixture,
@@ -20,11 +21,14 @@ jest.setTimeout(120_000);
 
 /** Refs named by each receive-pack request, in order (from its pkt-line commands). */
 const pushes: string[][] = [];
+/** Fetches begun (each asks for the upload-pack ref advertisement first). */
+let fetches = 0;
 let fx: Fixture;
 beforeAll(async () => {
   fx = await startFixture({
     onRequest: ({ method, path, head }) => {
       if (method === "POST" && path.endsWith("/git-receive-pack")) pushes.push(commandRefs(head));
+      if (method === "GET" && path.includes("service=git-upload-pack")) fetches++;
     },
   });
 });
@@ -119,7 +123,7 @@ describe.each(CLIENTS)("batched pushes with the %s client", client => {
     expect(subjects.slice(0, 3)).toEqual(["two", "concurrent writer", "one"]);
   });
 
-  it("publishes several packages in three pushes: their tags, the branch, their proposals", async () => {
+  it("publishes several packages in two pushes: their tags and the branch together, then their proposals", async () => {
     const { url, s } = await store();
     const drafts = await Promise.all(
       PACKAGES.map(p => s.createNewDraft({ packageName: p, workspaceName: "ws" })),
@@ -137,11 +141,10 @@ describe.each(CLIENTS)("batched pushes with the %s client", client => {
     expect(published.map(r => `${r.ref}:${r.lifecycle}`)).toEqual(
       PACKAGES.map(p => `refs/tags/${p}/v1:Published`),
     );
-    // The tags (each reserving its revision), then the branch once (the six approval commits
-    // chained), then the proposals.
-    expect(pushes).toEqual([
-      PACKAGES.map(p => `refs/tags/${p}/v1`),
-      ["refs/heads/main"],
+    // The tags with the branch moved once (the six approval commits chained), in one atomic
+    // push; then the proposals. (The CLI orders its commands branches first.)
+    expect(pushes.map(refs => [...refs].sort())).toEqual([
+      ["refs/heads/main", ...PACKAGES.map(p => `refs/tags/${p}/v1`)],
       PACKAGES.map(p => `refs/heads/proposed/${p}/ws`),
     ]);
     const remote = await lsRemote(url);
@@ -159,6 +162,109 @@ describe.each(CLIENTS)("batched pushes with the %s client", client => {
       .filter(l => l.includes("Approving"));
     expect(approvals).toHaveLength(PACKAGES.length);
     for (const r of published) expect(approvals.map(l => l.split(" ")[0])).toContain(r.commit);
+  });
+
+  it("takes a push's ref advertisement as a fetch while nothing else moved", async () => {
+    const url = await fx.repo();
+    let now = Date.now();
+    const clock = jest.spyOn(Date, "now").mockImplementation(() => now);
+    try {
+      const s = track(
+        new GitContentStore(
+          { url, createBranch: true },
+          { cacheRoot: await fx.cacheRoot(), client, readFreshnessMs: 60_000 },
+        ),
+      );
+      await s.open();
+      now += 50_000;
+      const draft = await s.createNewDraft({ packageName: "a", workspaceName: "ws" });
+      await draft.updateResources(pkgFiles("a"), "create");
+      await draft.closeDraft();
+      fetches = 0;
+      // 100 s after the last fetch, 50 s after the push: the push's view is fresh enough.
+      now += 50_000;
+      const listed = await s.listPackageRevisions();
+      expect(fetches).toBe(0);
+      expect(listed.map(r => r.ref)).toContain("refs/heads/drafts/a/ws");
+    } finally {
+      clock.mockRestore();
+    }
+  });
+
+  it("fetches after a push whose ref advertisement shows another writer's ref", async () => {
+    const url = await fx.repo();
+    const s = track(
+      new GitContentStore(
+        { url, createBranch: true },
+        { cacheRoot: await fx.cacheRoot(), client, readFreshnessMs: 600_000 },
+      ),
+    );
+    await s.open();
+    // Another writer adds a draft, unseen: the store's refs are fresh for ten minutes.
+    const work = await workClone(fx, url);
+    await writeFiles(join(work, "other"), pkgFiles("other"));
+    await git(work, "add", ".");
+    await git(work, "commit", "-q", "-m", "other");
+    await git(work, "push", "-q", "origin", "HEAD:refs/heads/drafts/other/ws");
+    const draft = await s.createNewDraft({ packageName: "a", workspaceName: "ws" });
+    await draft.updateResources(pkgFiles("a"), "create");
+    await draft.closeDraft();
+    fetches = 0;
+    const listed = await s.listPackageRevisions();
+    expect(fetches).toBe(1);
+    expect(listed.map(r => r.ref)).toContain("refs/heads/drafts/other/ws");
+  });
+
+  it("publishes several revisions of several packages at once: gapless numbers, an approval commit each, the chain planned again when the branch moved", async () => {
+    const { url, s } = await store();
+    // Two packages, two proposals each; their revisions number in the order they were asked.
+    const keys = ["x", "y"].flatMap(p =>
+      ["ws1", "ws2"].map(ws => ({ packageName: p, workspaceName: ws })),
+    );
+    for (const key of keys) {
+      const draft = await s.createNewDraft(key);
+      await draft.updateResources(pkgFiles(key.packageName, key.workspaceName), key.workspaceName);
+      await draft.closeDraft();
+      await s.updateLifecycle(key, "Proposed");
+    }
+    // Another writer moves the branch as the first push lands: every publish plans again.
+    await raceOnceOn(url, "refs/heads/main");
+    pushes.length = 0;
+    const published = await Promise.all(
+      keys.map(k =>
+        s.updateLifecycle(k, "Published", { approvedBy: `approver-${k.workspaceName}` }),
+      ),
+    );
+    expect(published.map(r => `${r.ref} ${r.revision} ${r.publishedBy}`)).toEqual([
+      "refs/tags/x/v1 1 approver-ws1",
+      "refs/tags/x/v2 2 approver-ws2",
+      "refs/tags/y/v1 1 approver-ws1",
+      "refs/tags/y/v2 2 approver-ws2",
+    ]);
+    // Refused whole, then the chain again on the other writer's commit, then the proposals.
+    const tagsAndBranch = [
+      "refs/heads/main",
+      ...keys.map((k, i) => `refs/tags/${k.packageName}/v${(i % 2) + 1}`),
+    ];
+    expect(pushes.map(refs => [...refs].sort())).toEqual([
+      tagsAndBranch,
+      tagsAndBranch,
+      keys.map(k => `refs/heads/proposed/${k.packageName}/${k.workspaceName}`),
+    ]);
+    const work = await workClone(fx, url);
+    const log = (await git(work, "log", "--first-parent", "--format=%H %an %s", "origin/main"))
+      .trim()
+      .split("\n");
+    const approvals = log.filter(l => l.includes("Approving")).reverse();
+    expect(approvals.map(l => l.split(" ").slice(1).join(" "))).toEqual([
+      "approver-ws1 Approving package revision x/1",
+      "approver-ws2 Approving package revision x/2",
+      "approver-ws1 Approving package revision y/1",
+      "approver-ws2 Approving package revision y/2",
+    ]);
+    for (const r of published) expect(approvals.map(l => l.split(" ")[0])).toContain(r.commit);
+    expect(log.some(l => l.endsWith("concurrent writer"))).toBe(true);
+    expect(await filesAt(fx, url, "refs/heads/main", "x")).toEqual(pkgFiles("x", "ws2"));
   });
 
   it("takes one push for a writer alone: a publish's tag, branch commit and proposal together", async () => {

@@ -2,7 +2,7 @@
 // hears which verdict. The real pushes (both clients) are in push-batch-server.test.ts.
 import type { RefUpdate, RefVerdicts } from "../../../lib/git/client";
 import { GitStoreError, PushRejectedError } from "../../../lib/git/errors";
-import { PushBatcher, type BatchLimits } from "../../../lib/git/push-batch";
+import { PushBatcher, together, type BatchLimits } from "../../../lib/git/push-batch";
 
 const oid = (n: number) => n.toString(16).padStart(40, "0");
 
@@ -292,6 +292,72 @@ describe("PushBatcher", () => {
     expect(h.atomic).toEqual([true]);
     expect(landed).toHaveLength(3);
     expect(await publish).toBe("landed");
+    expect(h.scheduled()).toBe(0);
+  });
+
+  it("sends several publishes' tags and chained branch commit in one atomic push, tags first, apart from plain stages", async () => {
+    const h = harness();
+    const publish = (p: string, commit: number, head: number) =>
+      outcome(
+        h.batcher.submit([
+          together([
+            { ref: `refs/tags/${p}/v1`, oid: oid(commit), expect: null },
+            { ref: "refs/heads/main", oid: oid(commit), expect: oid(head) },
+          ]),
+          [{ ref: `refs/heads/proposed/${p}/ws`, oid: null, expect: oid(commit + 10) }],
+        ]),
+      );
+    const a = publish("a", 1, 9);
+    const draft = outcome(
+      h.batcher.submit([[{ ref: "refs/heads/drafts/x/ws", oid: oid(3), expect: null }]]),
+    );
+    const b = publish("b", 2, 1);
+    await h.next();
+    expect(h.pushes[0]).toEqual([
+      { ref: "refs/tags/a/v1", oid: oid(1), expect: null },
+      { ref: "refs/tags/b/v1", oid: oid(2), expect: null },
+      { ref: "refs/heads/main", oid: oid(2), expect: oid(9) },
+    ]);
+    // The draft, which need not land with anything, waits for the next push: the proposals'.
+    await h.next();
+    expect(h.pushes[1].map(u => u.ref)).toEqual([
+      "refs/heads/proposed/a/ws",
+      "refs/heads/proposed/b/ws",
+      "refs/heads/drafts/x/ws",
+    ]);
+    expect(h.atomic).toEqual([true, false]);
+    expect(await Promise.all([a, b, draft])).toEqual(["landed", "landed", "landed"]);
+  });
+
+  it("refuses every publish of an atomic push one of whose refs was refused; no proposal goes", async () => {
+    const h = harness();
+    h.answerWith(
+      u =>
+        new Map(
+          u.map(x => [
+            x.ref,
+            { moved: true, says: x.ref === "refs/tags/b/v1" ? "stale info" : "atomic push failed" },
+          ]),
+        ),
+    );
+    const writers = [
+      ["a", 1, 9],
+      ["b", 2, 1],
+    ].map(([p, commit, head]) =>
+      outcome(
+        h.batcher.submit([
+          together([
+            { ref: `refs/tags/${p}/v1`, oid: oid(commit as number), expect: null },
+            { ref: "refs/heads/main", oid: oid(commit as number), expect: oid(head as number) },
+          ]),
+          [{ ref: `refs/heads/proposed/${p}/ws`, oid: null, expect: oid(5) }],
+        ]),
+      ),
+    );
+    await h.next();
+    // Both plan again: a's commit stays out of the branch, as b's chained on it.
+    for (const e of await Promise.all(writers)) expect(e).toBeInstanceOf(PushRejectedError);
+    expect(h.pushes).toHaveLength(1);
     expect(h.scheduled()).toBe(0);
   });
 
