@@ -1,5 +1,8 @@
 import childProcess from "node:child_process";
 import { GitContentStore } from "../../../lib/git";
+import { CliGitClient } from "../../../lib/git/cli-client";
+import { IsoGitClient } from "../../../lib/git/iso-client";
+import { PackageMemo } from "../../../lib/git/package-memo";
 import { CLIENTS, git, pkgFiles, startFixture, track, workClone, writeFiles } from "./helpers";
 import type { Fixture } from "./helpers";
 
@@ -48,5 +51,35 @@ describe.each(CLIENTS)("package reads (%s)", client => {
     expect(b.files["sub/deep.yaml"]).toBe("kind: Deep\n");
     expect(c.files["configmap.yaml"]).toContain("name: nested/c");
     expect((await store.readAtRef("main", "nested/c")).files).toEqual(c.files);
+  });
+
+  it("read a package's files from git once, however often it is read", async () => {
+    const store = track(
+      new GitContentStore(
+        { url },
+        {
+          cacheRoot: await fx.cacheRoot(),
+          client,
+          readFreshnessMs: 3_600_000,
+          packageMemo: new PackageMemo(1024 * 1024),
+        },
+      ),
+    );
+    const key = { packageName: "b", workspaceName: "v1" };
+    const first = await store.getPackageContent(key);
+    const proto = client === "cli" ? CliGitClient.prototype : IsoGitClient.prototype;
+    const blobs = jest.spyOn(proto, "readBlobs");
+    const trees = jest.spyOn(proto, "readTree");
+    try {
+      for (let i = 0; i < 20; i++) {
+        const again = await store.getPackageContent(key);
+        expect(again.files).toEqual(first.files);
+        again.files["configmap.yaml"] = "a reader's own change";
+      }
+      expect([blobs.mock.calls.length, trees.mock.calls.length]).toEqual([0, 0]);
+    } finally {
+      blobs.mockRestore();
+      trees.mockRestore();
+    }
   });
 });
