@@ -33,14 +33,13 @@ import {
   type GitTimeouts,
 } from "./network";
 import {
-  LISTING_BYTES_PER_ENTRY,
   REF_LINE_BYTES,
   historyBytes,
   historyTooLarge,
   objectLimit,
   tooManyRefs,
-  treeTooLarge,
 } from "./content-limits";
+import { walkTree } from "./tree";
 import { PackBound, killGroup } from "./pack-bound";
 import { boundedGit, cacheConfigWithin, outOfMemory, outOfMemoryMessage } from "./process-memory";
 import { HeadAndTail, MESSAGE_MAX_BYTES } from "./output-cap";
@@ -322,19 +321,11 @@ export class CliGitClient implements GitClient {
   }
 
   async readTree(treeOid: string): Promise<TreeEntry[]> {
-    return parseTree((await this.object(treeOid, "tree")).body);
+    return parseTree((await this.object(treeOid, "tree")).body, treeOid);
   }
 
-  async listTree(treeOid: string): Promise<TreeEntry[]> {
-    const limits = limitsOf(this.network);
-    const out = await this.git(["ls-tree", "-r", "-t", "-l", "-z", treeOid], {
-      cap: {
-        records: limits.maxTreeEntries,
-        bytes: limits.maxTreeEntries * LISTING_BYTES_PER_ENTRY,
-        error: () => treeTooLarge(treeOid, limits),
-      },
-    });
-    return splitDecoded(out.stdout, 0).map(parseLsTree);
+  listTree(treeOid: string): Promise<TreeEntry[]> {
+    return walkTree(this, treeOid, limitsOf(this.network));
   }
 
   async readBlobs(oids: string[]): Promise<Map<string, Buffer>> {
@@ -711,20 +702,6 @@ export function splitDecoded(buf: Buffer, separator: number): string[] {
     start = end + 1;
   }
   return pieces;
-}
-
-/** "<mode> <type> <oid> <size>\t<path>", the size padded, "-" for a tree. */
-function parseLsTree(line: string): TreeEntry {
-  const tab = line.indexOf("\t");
-  const [mode, type, oid, size] = line.slice(0, tab).split(/ +/);
-  const entry: TreeEntry = {
-    mode,
-    type: type as TreeEntry["type"],
-    oid,
-    path: line.slice(tab + 1),
-  };
-  if (type === "blob") entry.size = Number(size);
-  return entry;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -39,8 +39,6 @@ export interface TreeEntry {
   path: string; // entry name; a relative path in listTree results
   oid: string;
   type: "blob" | "tree" | "commit";
-  /** A blob's size in bytes, where the listing gives it (the CLI's; isomorphic-git's does not). */
-  size?: number;
 }
 
 export interface Signature {
@@ -89,7 +87,10 @@ export interface GitClient {
   ): Promise<RefVerdicts>;
   /** Entries of a tree (one level). */
   readTree(treeOid: string): Promise<TreeEntry[]>;
-  /** Every entry below a tree, recursively (trees included), paths relative to it. */
+  /**
+   * Every entry below a tree, recursively (trees included), paths relative to it: walkTree
+   * (tree.ts) over readTree in both clients, no process spawned.
+   */
   listTree(treeOid: string): Promise<TreeEntry[]>;
   /**
    * The blobs' bytes. A blob over the per-file limit rejects with ObjectTooLargeError: the CLI

@@ -28,7 +28,8 @@ import { PushBatcher, batchLimitsFromEnv, type Stage } from "./push-batch";
 import { assertUrlAllowed, limitsOf, type GitNetwork } from "./network";
 import { revisionCountProblem, type GitContentLimits } from "./content-limits";
 import { selectRevision } from "./revision-rank";
-import { buildTree } from "./tree";
+import { processPackageMemo } from "./package-memo";
+import { buildTree, readFiles } from "./tree";
 import type {
   GitCredentials,
   PackageRevisionInfo,
@@ -114,7 +115,7 @@ export class RepoContext {
     const kind = options.client ?? defaultClientKind();
     this.client = kind === "cli" ? new CliGitClient(clientOpts) : new IsoGitClient(clientOpts);
     this.limits = limitsOf(network);
-    this.discovery = new Discovery(this.client);
+    this.discovery = new Discovery(this.client, this.limits);
     this.batcher = new PushBatcher(
       options.pushBatch ?? batchLimitsFromEnv(process.env),
       config.url,
@@ -339,6 +340,16 @@ export class RepoContext {
       );
     }
     return found;
+  }
+
+  /** The files below a package's tree, read from git once while the memo keeps them. */
+  async packageFiles(tree: string): Promise<Record<string, string>> {
+    const memo = this.options.packageMemo ?? processPackageMemo();
+    const kept = memo.get(this.cacheDir, tree, this.limits);
+    if (kept !== undefined) return kept;
+    const files = await readFiles(this.client, tree, this.limits);
+    memo.set(this.cacheDir, tree, files);
+    return files;
   }
 
   /** Oid the remote ref currently points at (the tag object for annotated tags). */

@@ -1,10 +1,16 @@
 // Reads package revisions out of the remote's refs, as the reference implementation lays them out
 // (layout.ts). Everything keyed by an object id is immutable, so it is memoised across listings.
 import type { CommitInfo, GitClient, RefMap } from "./client";
-import { isKptfilePath, KPTFILE } from "../kpt/kptfile-name";
+import { KPTFILE } from "../kpt/kptfile-name";
 import { readKptfile, type KptfileRead } from "../kpt/kptfile-read";
 import { CommitMemo } from "./commit-memo";
-import { decodeFile } from "./content-limits";
+import {
+  DEFAULT_CONTENT_LIMITS,
+  LISTING_BYTES_PER_ENTRY,
+  decodeFile,
+  treeTooLarge,
+  type GitContentLimits,
+} from "./content-limits";
 import { isGitStoreError } from "./errors";
 import {
   HEADS,
@@ -19,6 +25,8 @@ import { LIFECYCLES, type Lifecycle, type PackageRevisionInfo } from "./types";
 
 /** Commits scanned on the branch to find who published the placeholder's content. */
 const HISTORY_LIMIT = 1000;
+/** First-parent commits walked from a new branch head to the last one before reading the history anew. */
+const HISTORY_STEPS = 64;
 /** Memo entries kept per map before it is dropped (a cheap bound on memory). */
 const MEMO_LIMIT = 20000;
 /** Bytes of commits memoised (messages as held, UTF-16): about 800 for each of MEMO_LIMIT. */
@@ -56,6 +64,111 @@ interface PackageAt {
   kptfile: KptfileRead;
 }
 
+/** Package path (relative to the listed directory) → package. */
+type Listing = Map<string, PackageAt>;
+
+/** What a subtree adds to a listing's count: its entries, and their bytes (paths relative to it). */
+interface ListingSize {
+  entries: number;
+  bytes: number;
+}
+
+const PACKAGE_SIZE: ListingSize = { entries: 0, bytes: 0 };
+
+/**
+ * One listing of a directory's packages, top down. With `last` (the listing of an earlier tree
+ * of the same directory), a subtree whose id is unchanged keeps its packages from it unread.
+ * Counted as a tree listing is, the same whether read or kept (a subtree's count is memoised by
+ * its id): every entry of the directories above the packages, 64 bytes and its path each, at
+ * most maxTreeEntries entries and LISTING_BYTES_PER_ENTRY bytes each, else ContentTooLarge
+ * naming the directory's tree.
+ */
+class DirectoryScan {
+  private readonly found: Listing = new Map();
+  /** Of `last`: each directory → the packages at or below it. */
+  private readonly below = new Map<string, string[]>();
+  private entries = 0;
+  private bytes = 0;
+
+  constructor(
+    private readonly client: GitClient,
+    private readonly limits: GitContentLimits,
+    private readonly root: string,
+    /** A Repository's directory with a Kptfile is one package, as the reference reads it. */
+    private readonly rootIsPackage: boolean,
+    private readonly last: { tree: string; packages: Listing } | undefined,
+    private readonly sizes: Map<string, ListingSize>,
+    private readonly kptfile: (blob: string) => Promise<KptfileRead>,
+  ) {
+    for (const path of last?.packages.keys() ?? []) {
+      const parts = path.split("/");
+      for (let i = 0; i <= parts.length; i++) {
+        const dir = parts.slice(0, i).join("/");
+        const list = this.below.get(dir);
+        if (list === undefined) this.below.set(dir, [path]);
+        else list.push(path);
+      }
+    }
+  }
+
+  async run(): Promise<Listing> {
+    await this.scan(this.root, "", this.last?.tree);
+    return this.found;
+  }
+
+  private add(entries: number, bytes: number): void {
+    this.entries += entries;
+    this.bytes += bytes;
+    if (
+      this.entries > this.limits.maxTreeEntries ||
+      this.bytes > this.limits.maxTreeEntries * LISTING_BYTES_PER_ENTRY
+    )
+      throw treeTooLarge(this.root, this.limits);
+  }
+
+  /** The packages at or below `path` (tree `tree`; `before`: its tree in the last listing). */
+  private async scan(tree: string, path: string, before: string | undefined): Promise<ListingSize> {
+    // The repository's root is never a package itself (its Kptfile is no package's): its count
+    // is kept apart from the same tree's below it.
+    const rootOnly = path === "" && !this.rootIsPackage;
+    const key = rootOnly ? `root:${tree}` : tree;
+    const shift = path === "" ? 0 : path.length + 1;
+    const known = tree === before ? this.sizes.get(key) : undefined;
+    if (known !== undefined) {
+      this.add(known.entries, known.bytes + known.entries * shift);
+      for (const kept of this.below.get(path) ?? [])
+        this.found.set(kept, this.last!.packages.get(kept)!);
+      return known;
+    }
+    const entries = await this.client.readTree(tree);
+    const kptfile = entries.find(e => e.path === KPTFILE);
+    if (!rootOnly && kptfile?.type === "blob") {
+      this.found.set(path, { tree, kptfile: await this.kptfile(kptfile.oid) });
+      return remember(this.sizes, key, PACKAGE_SIZE);
+    }
+    const earlier =
+      before === undefined || before === tree ? undefined : await this.treesIn(before);
+    const size = { entries: 0, bytes: 0 };
+    for (const e of entries) {
+      this.add(1, 64 + shift + e.path.length);
+      size.entries += 1;
+      size.bytes += 64 + e.path.length;
+      if (e.type !== "tree") continue;
+      const child = path === "" ? e.path : `${path}/${e.path}`;
+      const sub = await this.scan(e.oid, child, earlier?.get(e.path));
+      size.entries += sub.entries;
+      size.bytes += sub.bytes + sub.entries * (e.path.length + 1);
+    }
+    return remember(this.sizes, key, size);
+  }
+
+  /** The subdirectories of a tree of the last listing, by name. */
+  private async treesIn(tree: string): Promise<Map<string, string>> {
+    const entries = await this.client.readTree(tree);
+    return new Map(entries.filter(e => e.type === "tree").map(e => [e.path, e.oid]));
+  }
+}
+
 export interface DiscoveryScope {
   branch: string;
   directory: string;
@@ -68,9 +181,16 @@ export class Discovery {
   private readonly packages = new Map<string, PackageAt | null>();
   private readonly kptfiles = new Map<string, KptfileRead>();
   private readonly trees = new Map<string, Map<string, PackageAt>>();
-  private history: { head: string; byPath: Map<string, CommitInfo> } | undefined;
+  /** What each tree read by a directory listing adds to its count (DirectoryScan). */
+  private readonly sizes = new Map<string, ListingSize>();
+  private history: History | undefined;
+  /** The directory's last listing (paths relative to it): the base of the next one. */
+  private lastListing: { directory: string; tree: string; packages: Listing } | undefined;
 
-  constructor(private readonly client: GitClient) {}
+  constructor(
+    private readonly client: GitClient,
+    private readonly limits: GitContentLimits = DEFAULT_CONTENT_LIMITS,
+  ) {}
 
   async list(refs: RefMap, scope: DiscoveryScope): Promise<PackageRevisionInfo[]> {
     const out: PackageRevisionInfo[] = [];
@@ -160,32 +280,36 @@ export class Discovery {
 
   /**
    * Packages under `directory` in a commit: directories holding a Kptfile (the reference does
-   * not look below a package, so a Kptfile inside a package belongs to it). One recursive listing.
+   * not look below a package, so a Kptfile inside a package belongs to it). Read top down, one
+   * tree object per directory above the packages and one per package; against the directory's
+   * last listing only the subtrees whose ids changed are read (a publish reads the trees on its
+   * package's path), the others' packages are taken as they were.
    */
   async packagesOnCommit(commit: string, directory: string): Promise<Map<string, PackageAt>> {
     const dirTree = await this.subtree(commit, directory);
     if (dirTree === undefined) return new Map();
-    const memo = this.trees.get(`${dirTree}:${directory}`);
+    const key = `${dirTree}:${directory}`;
+    const memo = this.trees.get(key);
     if (memo !== undefined) return memo;
-    const result = new Map<string, PackageAt>();
+    const last = this.lastListing?.directory === directory ? this.lastListing : undefined;
+    const scan = new DirectoryScan(
+      this.client,
+      this.limits,
+      dirTree,
+      directory !== "",
+      last,
+      this.sizes,
+      blob => this.kptfile(blob),
+    );
+    const found = await scan.run();
     const prefix = directory === "" ? "" : `${directory}/`;
-    const listing = await this.client.listTree(dirTree);
-    const trees = new Map(listing.filter(e => e.type === "tree").map(e => [e.path, e.oid]));
-    trees.set("", dirTree);
-    const kptfiles = listing
-      .filter(e => e.type === "blob" && isKptfilePath(e.path))
-      .map(e => ({ dir: e.path.slice(0, -KPTFILE.length).replace(/\/$/, ""), blob: e.oid }))
-      .sort((a, b) => a.dir.length - b.dir.length);
-    const taken: string[] = [];
-    for (const { dir, blob } of kptfiles) {
-      const path = `${prefix}${dir}`.replace(/\/$/, "");
-      if (path === "" || taken.some(q => path.startsWith(`${q}/`))) continue;
-      taken.push(path);
-      const pkg = { tree: trees.get(dir)!, kptfile: await this.kptfile(blob) };
-      result.set(path, pkg);
-    }
-    const sorted = new Map([...result].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    return remember(this.trees, `${dirTree}:${directory}`, sorted, HEAD_LISTING_LIMIT);
+    const sorted = new Map(
+      [...found]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([path, pkg]) => [path === "" ? directory : `${prefix}${path}`, pkg]),
+    );
+    this.lastListing = { directory, tree: dirTree, packages: found };
+    return remember(this.trees, key, sorted, HEAD_LISTING_LIMIT);
   }
 
   /** The package at `path` in `commit` (tree + Kptfile reading), or null when there is none. */
@@ -244,17 +368,69 @@ export class Discovery {
 
   /** Newest first-parent commit on the branch annotated for `path` (the reference's publish record). */
   private async lastPackageCommit(head: string, path: string): Promise<CommitInfo | undefined> {
-    if (this.history?.head !== head) {
-      const byPath = new Map<string, CommitInfo>();
-      for (const c of await this.client.log(head, HISTORY_LIMIT)) {
-        for (const a of parseAnnotations(c.message)) {
-          if (typeof a.package === "string" && !byPath.has(a.package)) byPath.set(a.package, c);
-        }
-        this.commits.remember(c);
-      }
-      this.history = { head, byPath };
+    if (this.history?.head !== head)
+      this.history = (await this.advanceHistory(head)) ?? (await this.fullHistory(head));
+    const found = this.history.byPath.get(path);
+    return found !== undefined && this.history.seq - found.seq < HISTORY_LIMIT
+      ? found.commit
+      : undefined;
+  }
+
+  /** The annotations of the HISTORY_LIMIT commits below `head`, from one `log`. */
+  private async fullHistory(head: string): Promise<History> {
+    const history: History = { head, seq: 0, byPath: new Map() };
+    const commits = await this.client.log(head, HISTORY_LIMIT);
+    commits.forEach((c, i) => {
+      this.commits.remember(c);
+      record(history, c, -i);
+    });
+    return history;
+  }
+
+  /**
+   * The history of `head` from the last one's, when `head` is at most HISTORY_STEPS first-parent
+   * commits ahead of it (the usual move: a publish or a few): only those commits are read, each
+   * through the object reader (no `git log` per publish); the rest is as the full read finds it.
+   */
+  private async advanceHistory(head: string): Promise<History | undefined> {
+    const last = this.history;
+    if (last === undefined) return undefined;
+    const newer: CommitInfo[] = [];
+    for (let oid: string | undefined = head; oid !== last.head; ) {
+      if (oid === undefined || newer.length >= HISTORY_STEPS) return undefined;
+      const c = await this.commit(oid);
+      newer.push(c);
+      oid = c.parents[0];
     }
-    return this.history.byPath.get(path);
+    const seq = last.seq + newer.length;
+    const history: History = { head, seq, byPath: new Map() };
+    // Older first, so a newer commit's annotation replaces an older one's.
+    for (const [path, found] of last.byPath)
+      if (seq - found.seq < HISTORY_LIMIT) history.byPath.set(path, found);
+    for (let i = newer.length - 1; i >= 0; i--) record(history, newer[i], seq - i, true);
+    return history;
+  }
+}
+
+/**
+ * The newest publish record of each package in the HISTORY_LIMIT first-parent commits below
+ * `head`. Commits are numbered as they are read, `head` being `seq`: one numbered `n` is
+ * `seq - n` commits below the head, and stops counting once that is HISTORY_LIMIT or more.
+ */
+interface History {
+  head: string;
+  seq: number;
+  byPath: Map<string, { commit: CommitInfo; seq: number }>;
+}
+
+/** Records the packages `c` (numbered `seq`) is annotated for; `replace`: over older records. */
+function record(history: History, c: CommitInfo, seq: number, replace = false): void {
+  const seen = new Set<string>();
+  for (const a of parseAnnotations(c.message)) {
+    if (typeof a.package !== "string" || seen.has(a.package)) continue;
+    seen.add(a.package);
+    if (replace || !history.byPath.has(a.package))
+      history.byPath.set(a.package, { commit: c, seq });
   }
 }
 

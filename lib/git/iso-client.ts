@@ -39,14 +39,8 @@ import { refBoundedHttp } from "./iso-ref-bound";
 import { FetchHold, processFetchMemory } from "./fetch-memory";
 import type { FairBudget } from "../controller/fair-budget";
 import { gitNetworkFromEnv, limitsOf, type GitNetwork } from "./network";
-import {
-  LISTING_BYTES_PER_ENTRY,
-  ObjectTooLargeError,
-  historyBytes,
-  historyTooLarge,
-  objectLimit,
-  treeTooLarge,
-} from "./content-limits";
+import { ObjectTooLargeError, historyBytes, historyTooLarge, objectLimit } from "./content-limits";
+import { walkTree } from "./tree";
 import { deleteLocalRef, localRefs, recordPushedRef, setThinPackHint } from "./iso-refs";
 import { PackBudget, boundedIsoCache, processPackBudget, type PackCache } from "./iso-pack-cache";
 import { objectsToPush } from "./iso-push";
@@ -383,26 +377,8 @@ export class IsoGitClient implements GitClient {
     return tree.map(e => ({ mode: e.mode, path: e.path, oid: e.oid, type: e.type }));
   }
 
-  async listTree(treeOid: string): Promise<TreeEntry[]> {
-    // Counted as it goes, as `git ls-tree -r -t -l -z` prints them (about 64 bytes and the path).
-    const limits = limitsOf(this.network);
-    const out: TreeEntry[] = [];
-    let bytes = 0;
-    const walk = async (oid: string, prefix: string): Promise<void> => {
-      for (const e of await this.readTree(oid)) {
-        const path = `${prefix}${e.path}`;
-        bytes += 64 + path.length;
-        if (
-          out.length >= limits.maxTreeEntries ||
-          bytes > limits.maxTreeEntries * LISTING_BYTES_PER_ENTRY
-        )
-          throw treeTooLarge(treeOid, limits);
-        out.push({ ...e, path });
-        if (e.type === "tree") await walk(e.oid, `${prefix}${e.path}/`);
-      }
-    };
-    await walk(treeOid, "");
-    return out;
+  listTree(treeOid: string): Promise<TreeEntry[]> {
+    return walkTree(this, treeOid, limitsOf(this.network));
   }
 
   async readBlobs(oids: string[]): Promise<Map<string, Buffer>> {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { deflateSync } from "node:zlib";
 import type { CommitSpec, Signature, TreeEntry } from "./client";
 import { formatSignature } from "./commit-format";
+import { GitStoreError } from "./errors";
 
 export function encodeTree(entries: TreeEntry[]): Buffer {
   return Buffer.concat(
@@ -17,17 +18,39 @@ export function encodeTree(entries: TreeEntry[]): Buffer {
   );
 }
 
-export function parseTree(body: Buffer): TreeEntry[] {
+/** Entry modes git writes: a file, an executable, a symlink, a directory, a submodule. */
+const TREE_MODES = new Set(["100644", "100755", "120000", "040000", "160000"]);
+
+/**
+ * The entries of a tree object ("<mode> <name>\0<20-byte oid>" each). The object comes from a
+ * tenant's server (a fetch does not check trees): anything else in it, or a name git would not
+ * write ("", ".", "..", one with "/"), is refused, naming the tree, rather than read on.
+ */
+export function parseTree(body: Buffer, oid = "(unnamed)"): TreeEntry[] {
   const entries: TreeEntry[] = [];
+  const malformed = (why: string) =>
+    new GitStoreError("Transport", `git tree ${oid} is malformed: ${why}`);
   let pos = 0;
   while (pos < body.length) {
     const space = body.indexOf(0x20, pos);
-    const nul = body.indexOf(0, space);
-    const mode = body.subarray(pos, space).toString("utf8").padStart(6, "0");
+    const nul = space < 0 ? -1 : body.indexOf(0, space);
+    if (nul < 0 || nul + 21 > body.length) throw malformed(`entry at byte ${pos} is cut short`);
+    const written = body.subarray(pos, space).toString("latin1");
+    const mode = written.padStart(6, "0");
+    // Old gits wrote 100664 and friends for files; git reads them as files (kept as written).
+    const file = /^100[0-7]{3}$/.test(written);
+    if (!TREE_MODES.has(mode) && !file)
+      throw malformed(`entry at byte ${pos} has mode ${JSON.stringify(written.slice(0, 16))}`);
     const path = body.subarray(space + 1, nul).toString("utf8");
-    const oid = body.subarray(nul + 1, nul + 21).toString("hex");
+    if (path === "" || path === "." || path === ".." || path.includes("/"))
+      throw malformed(`entry at byte ${pos} is named ${JSON.stringify(path.slice(0, 100))}`);
     const type = mode === "040000" ? "tree" : mode === "160000" ? "commit" : "blob";
-    entries.push({ mode, path, oid, type });
+    entries.push({
+      mode,
+      path,
+      oid: body.subarray(nul + 1, nul + 21).toString("hex"),
+      type,
+    });
     pos = nul + 21;
   }
   return entries;

@@ -5,10 +5,9 @@ import { RepoContext, normalizeConfig } from "./context";
 import { createDraftFromExisting, createNewDraft } from "./draft";
 import { GitStoreError } from "./errors";
 import { KPTFILE } from "../kpt/kptfile-name";
-import { readKptfile } from "../kpt/kptfile-read";
 import { deletePackage, updateLifecycle } from "./lifecycle";
 import { gitNetworkFromEnv } from "./network";
-import { readFiles, subtreeAt } from "./tree";
+import { subtreeAt } from "./tree";
 import type {
   ApprovalRecord,
   ContentStore,
@@ -72,8 +71,9 @@ export class GitContentStore implements ContentStore {
           "NotFound",
           `package ${info.packageName} has no ${KPTFILE} at ${info.ref}`,
         );
-      const files = await readFiles(this.ctx.client, pkg.tree, this.ctx.limits);
-      const kptfile = readKptfile(files[KPTFILE] ?? "");
+      const files = await this.ctx.packageFiles(pkg.tree);
+      // The Kptfile as discovery read it (memoised by its blob id), not parsed again.
+      const { kptfile } = pkg;
       return {
         info,
         files,
@@ -132,7 +132,7 @@ export class GitContentStore implements ContentStore {
         "NotFound",
         `directory ${JSON.stringify(directory)} not found at ${ref} in repository ${this.config.url}`,
       );
-    return { files: await readFiles(this.ctx.client, tree, this.ctx.limits), commit };
+    return { files: await this.ctx.packageFiles(tree), commit };
   }
 
   close(): void {

@@ -5,11 +5,14 @@ import type { GitClient, TreeEntry } from "./client";
 import { GitStoreError } from "./errors";
 import { fileNameProblem, printableName } from "../packages/file-names";
 import {
+  LISTING_BYTES_PER_ENTRY,
   ObjectTooLargeError,
   checkFileName,
   checkPackageFiles,
   decodeFile,
   fileTooLarge,
+  overLimit,
+  treeTooLarge,
   type GitContentLimits,
 } from "./content-limits";
 
@@ -145,9 +148,42 @@ async function replaceIn(
 }
 
 /**
+ * Every entry below a tree, recursively (trees included), depth first as `git ls-tree -r -t`
+ * lists them, paths relative to it. Read tree object by tree object through the client (the
+ * CLI's long-lived cat-file reader: no process per listing), counted as it goes (about 64 bytes
+ * and the path an entry, as ls-tree prints them) and refused past the entry limit.
+ */
+export async function walkTree(
+  client: Pick<GitClient, "readTree">,
+  treeOid: string,
+  limits: GitContentLimits,
+): Promise<TreeEntry[]> {
+  const out: TreeEntry[] = [];
+  let bytes = 0;
+  const walk = async (oid: string, prefix: string): Promise<void> => {
+    for (const e of await client.readTree(oid)) {
+      const path = `${prefix}${e.path}`;
+      bytes += 64 + path.length;
+      if (
+        out.length >= limits.maxTreeEntries ||
+        bytes > limits.maxTreeEntries * LISTING_BYTES_PER_ENTRY
+      )
+        throw treeTooLarge(treeOid, limits);
+      out.push({ ...e, path });
+      if (e.type === "tree") await walk(e.oid, `${path}/`);
+    }
+  };
+  await walk(treeOid, "");
+  return out;
+}
+
+/** Blobs read at once: what a package's read may hold beyond its per-package limit. */
+const BLOB_READ_BATCH = 16;
+
+/**
  * All files below a tree as path → text, kept byte for byte. Over a content limit, or a file
  * that is not UTF-8, throws ContentTooLarge or NotUTF8 naming the file: never a package with
- * files left out. Sizes the listing gives are checked before any blob is read.
+ * files left out. The file count is checked before any blob is read, the sizes as they are read.
  */
 export async function readFiles(
   client: GitClient,
@@ -157,13 +193,28 @@ export async function readFiles(
   const listing = (await client.listTree(treeOid)).filter(e => e.type === "blob");
   checkPackageFiles(listing, limits);
   for (const { path } of listing) checkFileName(path);
-  let blobs: Map<string, Buffer>;
-  try {
-    blobs = await client.readBlobs([...new Set(listing.map(f => f.oid))]);
-  } catch (err) {
-    const file = err instanceof ObjectTooLargeError && listing.find(f => f.oid === err.oid);
-    if (file) throw fileTooLarge(file.path, (err as ObjectTooLargeError).size, limits);
-    throw err;
+  const blobs = new Map<string, Buffer>();
+  // The listing need not give sizes (a tree object holds none): blobs are read a batch at a
+  // time and the package's total checked as they come, so a package over its limit is never
+  // held whole.
+  const oids = [...new Set(listing.map(f => f.oid))];
+  let total = 0;
+  for (let i = 0; i < oids.length; i += BLOB_READ_BATCH) {
+    if (total > limits.maxPackageBytes)
+      throw new GitStoreError(
+        "ContentTooLarge",
+        `the package's files are more than ${total} bytes in all, ${overLimit("maxPackageBytes", limits)}`,
+      );
+    try {
+      for (const [oid, bytes] of await client.readBlobs(oids.slice(i, i + BLOB_READ_BATCH))) {
+        blobs.set(oid, bytes);
+        total += bytes.length;
+      }
+    } catch (err) {
+      const file = err instanceof ObjectTooLargeError && listing.find(f => f.oid === err.oid);
+      if (file) throw fileTooLarge(file.path, (err as ObjectTooLargeError).size, limits);
+      throw err;
+    }
   }
   const read = listing.map(f => ({ path: f.path, bytes: blobs.get(f.oid) }));
   checkPackageFiles(

@@ -4,6 +4,7 @@
 
 import type { GitNetwork } from "./network";
 import type { UpstreamLock } from "../kpt/types";
+import type { PackageMemo } from "./package-memo";
 
 export type { UpstreamLock } from "../kpt/types";
 
@@ -76,6 +77,8 @@ export interface StoreOptions {
   network?: GitNetwork;
   /** The namespace the repository is read for (the Repository's, a clone's): its fair shares. */
   namespace?: string;
+  /** Package files already read, by tree id; default: the process's (package-memo.ts). */
+  packageMemo?: PackageMemo;
 }
 
 export interface StoreLogger {

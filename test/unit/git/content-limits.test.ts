@@ -159,8 +159,10 @@ describe.each(CLIENTS)("content limits and bytes (%s)", client => {
   it("refuses a Repository directory that lists over the tree entry limit", async () => {
     const wide = await fx.repo(`wide-${client}`);
     const work = await workClone(fx, wide);
-    const names = [...Array(150).keys()].map(i => [`pkg/f${i}.yaml`, "a: 1\n"]);
-    await writeFiles(work, { "pkg/Kptfile": KPTFILE, ...Object.fromEntries(names) });
+    // The listing reads the directories above the packages, not the packages' files (a
+    // package's read has its own bounds): 150 packages are 150 entries.
+    const names = [...Array(150).keys()].map(i => [`p${i}/Kptfile`, KPTFILE]);
+    await writeFiles(work, Object.fromEntries(names));
     await git(work, "add", ".");
     await git(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "wide");
     await git(work, "push", "-q", "origin", "HEAD:main");
