@@ -7,19 +7,16 @@
 // when needed, with a small bounded cache for chains. The pack was scanned first (pack-scan.ts),
 // so every size here is within the content limits.
 import { createHash } from "node:crypto";
-import { promisify } from "node:util";
-import { crc32, inflate } from "node:zlib";
-
-const inflateAsync = promisify(inflate) as unknown as (
-  data: Buffer,
-  opts: { info: true; maxOutputLength: number },
-) => Promise<{ buffer: Buffer; engine: { bytesWritten: number } }>;
+import { crc32 } from "node:zlib";
+import { inflateAsync } from "./pack-scan";
 
 const TYPE_NAMES: Record<number, string> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
 const REF_DELTA = 7;
 /** git's deepest delta chain is 4095 (pack.depth); past that, no git server made the pack. */
 const MAX_DELTA_DEPTH = 4095;
+/** Bytes hashed between turns of the event loop (a 16 MiB blob is not hashed in one go). */
+const HASH_STEP = 1024 * 1024;
 /** Resolved delta bases kept for the next delta of a chain; larger ones are inflated again. */
 const BASE_CACHE_BYTES = 8 * 1024 * 1024;
 /** idx v2 stores offsets below 2^31 in its main table; isomorphic-git reads no other. */
@@ -70,7 +67,7 @@ export async function packIndex(
       const resolved = await resolver.resolve(e, 0);
       if (resolved === undefined) left.push(e);
       else {
-        e.oid = objectId(resolved.type, resolved.object);
+        e.oid = await objectId(resolved.type, resolved.object, yieldNow);
         byOid.set(e.oid, e);
       }
       await yieldNow();
@@ -91,7 +88,8 @@ async function readEntries(pack: Buffer, yieldNow: () => Promise<void>): Promise
     const e = header(pack, pos);
     const { bytes, consumed } = await inflateAt(pack, e.data, e.size);
     e.end = e.data + consumed;
-    if (e.type !== OFS_DELTA && e.type !== REF_DELTA) e.oid = objectId(TYPE_NAMES[e.type], bytes);
+    if (e.type !== OFS_DELTA && e.type !== REF_DELTA)
+      e.oid = await objectId(TYPE_NAMES[e.type], bytes, yieldNow);
     entries.push(e);
     pos = e.end;
     await yieldNow();
@@ -139,8 +137,13 @@ async function inflateAt(pack: Buffer, pos: number, size: number) {
   return { bytes: out.buffer, consumed: out.engine.bytesWritten };
 }
 
-function objectId(type: string, object: Buffer): string {
-  return createHash("sha1").update(`${type} ${object.length}\0`).update(object).digest("hex");
+async function objectId(type: string, object: Buffer, yieldNow: () => Promise<void>) {
+  const hash = createHash("sha1").update(`${type} ${object.length}\0`);
+  for (let at = 0; at < object.length; at += HASH_STEP) {
+    if (at > 0) await yieldNow();
+    hash.update(object.subarray(at, at + HASH_STEP));
+  }
+  return hash.digest("hex");
 }
 
 /** Resolves deltas to their objects, keeping a few recent bases for the rest of a chain. */

@@ -4,8 +4,15 @@
 // delta that copies its base over and over, take gigabytes. Here each object's declared size
 // (and a delta's result size, from the first bytes of its data) is checked against the limits
 // before it is inflated, and inflating is capped at that size, so the scan never holds more
-// than one object of at most the per-object limit.
-import { inflateSync } from "node:zlib";
+// than one object of at most the per-object limit. zlib inflates on its thread pool.
+import { promisify } from "node:util";
+import { inflate } from "node:zlib";
+
+/** zlib's inflate on libuv's thread pool: a large object does not hold the event loop. */
+export const inflateAsync = promisify(inflate) as unknown as (
+  data: Buffer,
+  opts: { info: true; maxOutputLength: number },
+) => Promise<{ buffer: Buffer; engine: { bytesWritten: number } }>;
 
 export interface PackScanLimits {
   maxObjectBytes: number;
@@ -108,7 +115,7 @@ export async function scanPack(
           `its objects are more than ${scan.declared + size} bytes inflated`,
         );
       scan.declared += size;
-      const data = inflateExactly(pack, pos, size, offset);
+      const data = await inflateExactly(pack, pos, size, offset);
       scan.inflated += data.length;
       pos += data.consumed;
       if (type === OFS_DELTA || type === REF_DELTA) {
@@ -143,13 +150,10 @@ export async function scanPack(
  * Inflates the zlib stream at `pos`, which must make exactly `size` bytes: never more is
  * allocated (pako, in isomorphic-git, would inflate all of a stream that lies about its size).
  */
-function inflateExactly(pack: Buffer, pos: number, size: number, offset: number) {
+async function inflateExactly(pack: Buffer, pos: number, size: number, offset: number) {
   let out: { buffer: Buffer; engine: { bytesWritten: number } };
   try {
-    out = inflateSync(pack.subarray(pos), {
-      info: true,
-      maxOutputLength: size + 1,
-    }) as unknown as typeof out;
+    out = await inflateAsync(pack.subarray(pos), { info: true, maxOutputLength: size + 1 });
   } catch {
     throw new Malformed(
       `the object at offset ${offset} does not inflate to its size of ${size} bytes`,
