@@ -1,11 +1,12 @@
 // The memory all isomorphic-git network operations in flight may hold together
-// (PORCH_PEPR_GIT_FETCH_MEMORY): isomorphic-git keeps each answer (a whole pack) in memory until
-// the operation ends, so a few fetches at once, each within the per-fetch limit, could pass the
-// watcher's memory. Each operation takes the bytes it receives from one process-wide FairBudget,
-// a step at a time as they arrive (a trickling server holds only what it sent), and gives them
-// back when it ends; one namespace holds at most its share, and a fetch that cannot get its next
-// step within the wait bound fails FetchMemoryBusy instead of hanging. The git CLI writes what it
-// fetches to disk in its own process and takes nothing from this budget.
+// (PORCH_PEPR_GIT_FETCH_MEMORY). A fetch's pack goes to disk as it arrives, then is read back
+// whole once to be scanned and indexed (iso-pack-guard.ts), so a few fetches at once, each
+// within the per-fetch limit, could pass the watcher's memory. Each operation takes from one
+// process-wide FairBudget what the bytes it receives cost in memory (FETCH_MEMORY_PER_BYTE
+// each), a step at a time as they arrive (a trickling server holds only what it sent), and
+// gives it back when it ends; one namespace holds at most its share, and a fetch that cannot
+// get its next step within the wait bound fails FetchMemoryBusy instead of hanging. The git
+// CLI writes what it fetches to disk in its own process and takes nothing from this budget.
 import { BudgetWaitTimeout, FairBudget } from "../controller/fair-budget";
 import { positiveSetting } from "./content-limits";
 import { GitStoreError } from "./errors";
@@ -25,6 +26,14 @@ export const DEFAULT_FETCH_MEMORY = 128 * 1024 * 1024;
  * mistaken for a slow server; a fetch that could not get memory by then is retried with backoff.
  */
 export const DEFAULT_FETCH_MEMORY_WAIT_MS = 10_000;
+/**
+ * Memory one received byte costs while its fetch runs: the pack read back whole (one byte),
+ * plus the object being inflated and hashed and the delta bases kept (at most the per-object
+ * limit and 8 MiB). Measured, one fetch of incompressible 8 MiB blobs: the process grew 1.9
+ * to 2.5 bytes per byte of pack, the second half mostly garbage not yet collected (README,
+ * "Fetch memory").
+ */
+export const FETCH_MEMORY_PER_BYTE = 2;
 /** Bytes taken at a time: fewer waits than one per network chunk, little held unused. */
 export const FETCH_MEMORY_STEP = 1024 * 1024;
 
@@ -56,7 +65,7 @@ export function setProcessFetchMemory(budget: FairBudget): void {
 
 /**
  * What one network operation of one namespace holds of the budget: `charge` before using each
- * chunk received, `release` once when the operation ends.
+ * chunk received (FETCH_MEMORY_PER_BYTE per byte), `release` once when the operation ends.
  */
 export class FetchHold {
   #reserved = 0;
@@ -69,14 +78,14 @@ export class FetchHold {
     private readonly shownUrl: string,
   ) {}
 
-  async charge(bytes: number): Promise<void> {
-    this.#used += bytes;
+  async charge(received: number): Promise<void> {
+    this.#used += received * FETCH_MEMORY_PER_BYTE;
     if (this.#used <= this.#reserved) return;
     const share = this.budget.perNamespace;
     if (this.#used > share)
       throw new GitStoreError(
         "ContentTooLarge",
-        `git fetch from ${this.shownUrl} brought more than the ${share} bytes one namespace's fetches may hold in memory (${FETCH_MEMORY_PER_NAMESPACE_SETTING})`,
+        `git fetch from ${this.shownUrl} needs more than the ${share} bytes one namespace's fetches may hold in memory (${FETCH_MEMORY_PER_NAMESPACE_SETTING}; each byte received takes ${FETCH_MEMORY_PER_BYTE})`,
       );
     const wanted = Math.ceil((this.#used - this.#reserved) / FETCH_MEMORY_STEP) * FETCH_MEMORY_STEP;
     const step = Math.min(wanted, share - this.#reserved);

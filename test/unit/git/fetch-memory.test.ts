@@ -1,4 +1,6 @@
 import { randomBytes } from "node:crypto";
+import { readdir, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { FairBudget } from "../../../lib/controller/fair-budget";
 import { isGitStoreError } from "../../../lib/git";
 import { IsoGitClient } from "../../../lib/git/iso-client";
@@ -80,8 +82,58 @@ describe("the fetch memory", () => {
     const error = await (await client(budget, "tenant")).fetch().catch(e => e);
     expect(isGitStoreError(error, "ContentTooLarge")).toBe(true);
     expect(error.message).toMatch(
-      /brought more than the 2097152 bytes one namespace's fetches may hold in memory \(PORCH_PEPR_GIT_FETCH_MEMORY_PER_NAMESPACE\)$/,
+      /needs more than the 2097152 bytes one namespace's fetches may hold in memory \(PORCH_PEPR_GIT_FETCH_MEMORY_PER_NAMESPACE; each byte received takes 2\)$/,
     );
     expect(budget.slots.taken).toBe(0);
+  });
+});
+
+// What a fetch takes is what it costs: the pack goes to a file as it arrives and is read back
+// whole once (scanned and indexed from that buffer), so two bytes per byte received; before,
+// the answer was joined whole, its pack joined again, and isomorphic-git joined and indexed it
+// once more (about six bytes of memory per byte, one counted).
+describe("an isomorphic-git fetch's memory", () => {
+  const PACK_SIGNATURE = Buffer.from("PACK\0\0\0\x02", "latin1");
+  const fetched = async () => {
+    let peak = 0;
+    const budget = new FairBudget(64 * MiB, 64 * MiB, 60_000, u => {
+      peak = Math.max(peak, u.taken);
+    });
+    const c = await client(budget, "tenant");
+    // Joins holding the pack (zlib's async inflate joins an object's output: not the pack).
+    const packJoins: number[] = [];
+    const concat = Buffer.concat;
+    const spy = jest.spyOn(Buffer, "concat").mockImplementation((list, length) => {
+      const out = concat(list, length);
+      if (out.includes(PACK_SIGNATURE)) packJoins.push(out.length);
+      return out;
+    });
+    try {
+      await c.fetch();
+    } finally {
+      spy.mockRestore();
+    }
+    const dir = join((c as unknown as { opts: { gitdir: string } }).opts.gitdir, "objects/pack");
+    const files = (await readdir(dir)).sort();
+    const pack = files.find(f => f.endsWith(".pack"));
+    return { peak, packJoins, files, packBytes: pack ? (await stat(join(dir, pack))).size : 0 };
+  };
+
+  it("is charged two bytes per byte received, the pack's among them", async () => {
+    const { peak, packBytes, files } = await fetched();
+    expect(packBytes).toBeGreaterThan(2 * MiB);
+    expect(peak).toBeGreaterThanOrEqual(2 * packBytes);
+    // The ref advertisement and the ACK lines are a few hundred bytes; steps are 1 MiB.
+    expect(peak).toBeLessThanOrEqual(2 * packBytes + 2 * MiB);
+    // One pack and its index, nothing left half-written.
+    expect(files).toEqual([
+      expect.stringMatching(/^pack-[0-9a-f]{40}\.idx$/),
+      expect.stringMatching(/^pack-[0-9a-f]{40}\.pack$/),
+    ]);
+  });
+
+  it("never joins the pack in memory", async () => {
+    const { packJoins } = await fetched();
+    expect(packJoins).toEqual([]);
   });
 });
