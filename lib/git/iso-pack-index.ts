@@ -8,7 +8,7 @@
 // so every size here is within the content limits.
 import { createHash } from "node:crypto";
 import { crc32 } from "node:zlib";
-import { inflateAsync } from "./pack-scan";
+import { inflateObject } from "./pack-scan";
 
 const TYPE_NAMES: Record<number, string> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
 const OFS_DELTA = 6;
@@ -128,13 +128,10 @@ function header(pack: Buffer, offset: number): Entry {
 
 /** Inflates the object data at `pos`, exactly `size` bytes, off the event loop. */
 async function inflateAt(pack: Buffer, pos: number, size: number) {
-  const out = await inflateAsync(pack.subarray(pos, pack.length - 20), {
-    info: true,
-    maxOutputLength: size + 1,
-  }).catch(() => undefined);
-  if (out === undefined || out.buffer.length !== size)
+  const out = await inflateObject(pack.subarray(pos, pack.length - 20), size);
+  if (out === undefined)
     throw new UnindexablePack(`the object at offset ${pos} does not inflate to ${size} bytes`);
-  return { bytes: out.buffer, consumed: out.engine.bytesWritten };
+  return out;
 }
 
 async function objectId(type: string, object: Buffer, yieldNow: () => Promise<void>) {

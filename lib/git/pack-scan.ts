@@ -4,15 +4,35 @@
 // delta that copies its base over and over, take gigabytes. Here each object's declared size
 // (and a delta's result size, from the first bytes of its data) is checked against the limits
 // before it is inflated, and inflating is capped at that size, so the scan never holds more
-// than one object of at most the per-object limit. zlib inflates on its thread pool.
+// than one object of at most the per-object limit.
 import { promisify } from "node:util";
 import { inflate } from "node:zlib";
 
-/** zlib's inflate on libuv's thread pool: a large object does not hold the event loop. */
-export const inflateAsync = promisify(inflate) as unknown as (
+const inflateAsync = promisify(inflate) as unknown as (
   data: Buffer,
-  opts: { info: true; maxOutputLength: number },
+  opts: { info: true; maxOutputLength: number; chunkSize: number },
 ) => Promise<{ buffer: Buffer; engine: { bytesWritten: number } }>;
+
+/** zlib's smallest output chunk. */
+const MIN_CHUNK = 64;
+
+/**
+ * The zlib stream at the start of `data` inflated, if it makes exactly `size` bytes, and the
+ * bytes of `data` it took; undefined if not. Never more than `size` + 1 bytes are allocated:
+ * one output chunk of that size, so nothing is joined. zlib runs on libuv's thread pool, so a
+ * large object does not hold the event loop.
+ */
+export async function inflateObject(
+  data: Buffer,
+  size: number,
+): Promise<{ bytes: Buffer; consumed: number } | undefined> {
+  const chunkSize = Math.max(MIN_CHUNK, size + 1);
+  const out = await inflateAsync(data, { info: true, maxOutputLength: size + 1, chunkSize }).catch(
+    () => undefined,
+  );
+  if (out === undefined || out.buffer.length !== size) return undefined;
+  return { bytes: out.buffer, consumed: out.engine.bytesWritten };
+}
 
 export interface PackScanLimits {
   maxObjectBytes: number;
@@ -151,19 +171,12 @@ export async function scanPack(
  * allocated (pako, in isomorphic-git, would inflate all of a stream that lies about its size).
  */
 async function inflateExactly(pack: Buffer, pos: number, size: number, offset: number) {
-  let out: { buffer: Buffer; engine: { bytesWritten: number } };
-  try {
-    out = await inflateAsync(pack.subarray(pos), { info: true, maxOutputLength: size + 1 });
-  } catch {
+  const out = await inflateObject(pack.subarray(pos), size);
+  if (out === undefined)
     throw new Malformed(
       `the object at offset ${offset} does not inflate to its size of ${size} bytes`,
     );
-  }
-  if (out.buffer.length !== size)
-    throw new Malformed(
-      `the object at offset ${offset} does not inflate to its size of ${size} bytes`,
-    );
-  return { bytes: out.buffer, length: out.buffer.length, consumed: out.engine.bytesWritten };
+  return { ...out, length: out.bytes.length };
 }
 
 /** A delta's data starts with its base's size and its result's size. */
