@@ -54,7 +54,9 @@ export function packStoringHttp(
         return res;
       const server = `git server ${redact(repoUrl)}`;
       const lines = await storePack(res.body, store, limits, signal).catch((err: unknown) => {
-        if (err instanceof MalformedAnswer || err instanceof UnindexablePack)
+        if (err instanceof MalformedAnswer)
+          throw new GitStoreError("Transport", `${server} sent ${err.message}`);
+        if (err instanceof UnindexablePack)
           throw new GitStoreError("Transport", `${server} sent a malformed pack: ${err.message}`);
         if (err instanceof Refused) {
           const { result } = err;

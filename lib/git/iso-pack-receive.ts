@@ -16,7 +16,7 @@ export interface ReceivedAnswer {
   packBytes: number;
 }
 
-/** Why an answer could not be read; the message never quotes the server. */
+/** What the server sent that is no answer isomorphic-git could read; never quotes the server. */
 export class MalformedAnswer extends Error {}
 
 /**
@@ -49,17 +49,17 @@ export async function receiveAnswer(
         if (headerHave < 4) break;
         headerHave = 0;
         const hex = header.toString("latin1");
-        if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new MalformedAnswer("a line has no length");
+        if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new MalformedAnswer("a line with no length");
         const len = Number.parseInt(hex, 16);
-        if (len === 0 || len === 1) continue; // flush, delimiter
-        if (len < 5) throw new MalformedAnswer(`a line has length ${len}`);
+        if (len === 0 || len === 1 || len === 4) continue; // flush, delimiter, empty line
+        if (len < 4) throw new MalformedAnswer(`a line of length ${len}`);
         left = len - 4;
         band = undefined;
         continue;
       }
       if (band === undefined) {
         band = chunk[pos];
-        if (band === 3) throw new MalformedAnswer("the server sent an error instead of a pack");
+        if (band === 3) throw new MalformedAnswer("an error instead of a pack");
         if (band === 1 || band === 2) {
           pos++;
           left--;
@@ -77,7 +77,7 @@ export async function receiveAnswer(
         linesBytes += piece.length;
         if (linesBytes > MAX_ANSWER_LINES_BYTES)
           throw new MalformedAnswer(
-            `its lines before the pack pass ${MAX_ANSWER_LINES_BYTES} bytes`,
+            `more than ${MAX_ANSWER_LINES_BYTES} bytes of lines before the pack`,
           );
         line.push(Buffer.from(piece));
         if (left === 0) {
@@ -87,7 +87,7 @@ export async function receiveAnswer(
       }
     }
   }
-  if (left > 0 || headerHave > 0) throw new MalformedAnswer("it ends inside a line");
+  if (left > 0 || headerHave > 0) throw new MalformedAnswer("an answer that ends inside a line");
   return { lines, packBytes };
 }
 

@@ -70,18 +70,18 @@ describe("receiveAnswer", () => {
         (e: Error) => e,
       );
     expect(await fail(Buffer.from("0008NAK\n0009\u0003oops0000"))).toEqual(
-      new MalformedAnswer("the server sent an error instead of a pack"),
+      new MalformedAnswer("an error instead of a pack"),
     );
     expect(await fail(Buffer.from("0008NAK\nzzzz"))).toEqual(
-      new MalformedAnswer("a line has no length"),
+      new MalformedAnswer("a line with no length"),
     );
     expect(await fail(answer.subarray(0, answer.length - 100))).toEqual(
-      new MalformedAnswer("it ends inside a line"),
+      new MalformedAnswer("an answer that ends inside a line"),
     );
     const line = Buffer.from(`0404${"x".repeat(0x400)}`);
     const many = Buffer.concat(Array.from({ length: 70 }, () => line));
     expect(await fail(many)).toEqual(
-      new MalformedAnswer(`its lines before the pack pass ${MAX_ANSWER_LINES_BYTES} bytes`),
+      new MalformedAnswer(`more than ${MAX_ANSWER_LINES_BYTES} bytes of lines before the pack`),
     );
   });
 });
