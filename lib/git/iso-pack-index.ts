@@ -6,7 +6,7 @@
 // deltas), each object's bytes are dropped once hashed, and a delta's base is inflated again
 // when needed, with a small bounded cache for chains. The pack was scanned first (pack-scan.ts),
 // so every size here is within the content limits.
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import { crc32 } from "node:zlib";
 import { inflateObject } from "./pack-scan";
 
@@ -55,6 +55,11 @@ export async function packIndex(
   yieldNow: () => Promise<void>,
 ): Promise<Buffer> {
   if (pack.length > MAX_OFFSET) throw new UnindexablePack("it is 2 GiB or more");
+  // The pack is stored under this checksum's name: a pack whose trailer lies could replace
+  // another pack of the cache under its index.
+  const sum = await digest(createHash("sha1"), pack.subarray(0, pack.length - 20), yieldNow);
+  if (!sum.equals(pack.subarray(pack.length - 20)))
+    throw new UnindexablePack("its checksum does not match its contents");
   const entries = await readEntries(pack, yieldNow);
   const byOffset = new Map(entries.map(e => [e.offset, e]));
   const byOid = new Map<string, Entry>();
@@ -136,11 +141,16 @@ async function inflateAt(pack: Buffer, pos: number, size: number) {
 
 async function objectId(type: string, object: Buffer, yieldNow: () => Promise<void>) {
   const hash = createHash("sha1").update(`${type} ${object.length}\0`);
-  for (let at = 0; at < object.length; at += HASH_STEP) {
+  return (await digest(hash, object, yieldNow)).toString("hex");
+}
+
+/** `hash` of `data` and what came before, a step at a time between turns of the event loop. */
+async function digest(hash: Hash, data: Buffer, yieldNow: () => Promise<void>): Promise<Buffer> {
+  for (let at = 0; at < data.length; at += HASH_STEP) {
     if (at > 0) await yieldNow();
-    hash.update(object.subarray(at, at + HASH_STEP));
+    hash.update(data.subarray(at, at + HASH_STEP));
   }
-  return hash.digest("hex");
+  return hash.digest();
 }
 
 /** Resolves deltas to their objects, keeping a few recent bases for the rest of a chain. */

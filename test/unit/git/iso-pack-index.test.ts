@@ -50,6 +50,14 @@ describe("packIndex", () => {
     },
   );
 
+  it("refuses a pack whose checksum does not match (it names the stored pack)", async () => {
+    const { pack } = buildPack([plain(TYPE.blob, Buffer.from("a"))]);
+    pack[pack.length - 1] ^= 1;
+    await expect(packIndex(pack, none, noWait)).rejects.toThrow(
+      new UnindexablePack("its checksum does not match its contents"),
+    );
+  });
+
   it("refuses a delta whose base is neither in the pack nor in the cache", async () => {
     const { pack } = buildPack([plain(TYPE.blob, Buffer.from("a")), copyingDelta(5, 1, 1, 1000)]);
     await expect(packIndex(pack, none, noWait)).rejects.toThrow(UnindexablePack);
