@@ -64,16 +64,17 @@ describe("the fetch memory", () => {
   });
 
   it("makes a fetch wait while other namespaces hold it, then fail FetchMemoryBusy naming the setting", async () => {
-    const budget = new FairBudget(8 * MiB, 6 * MiB, 200);
-    await budget.acquire("noisy", 6 * MiB);
-    await budget.acquire("other", 2 * MiB);
+    // The fetch takes about 7 MiB (three bytes per byte of its 2.3 MB pack).
+    const budget = new FairBudget(16 * MiB, 12 * MiB, 200);
+    await budget.acquire("noisy", 12 * MiB);
+    await budget.acquire("other", 4 * MiB);
     const error = await (await client(budget, "victim")).fetch().catch(e => e);
     expect(isGitStoreError(error, "FetchMemoryBusy")).toBe(true);
     expect(error.message).toMatch(
-      /waited 200 ms for memory: fetches in flight hold the 8388608 bytes all may hold \(PORCH_PEPR_GIT_FETCH_MEMORY\)$/,
+      /waited 200 ms for memory: fetches in flight hold the 16777216 bytes all may hold \(PORCH_PEPR_GIT_FETCH_MEMORY\)$/,
     );
     expect(budget.slots.heldBy("victim")).toBe(0);
-    budget.release("noisy", 6 * MiB);
+    budget.release("noisy", 12 * MiB);
     await expect((await client(budget, "victim")).fetch()).resolves.toBeDefined();
   });
 
@@ -82,16 +83,16 @@ describe("the fetch memory", () => {
     const error = await (await client(budget, "tenant")).fetch().catch(e => e);
     expect(isGitStoreError(error, "ContentTooLarge")).toBe(true);
     expect(error.message).toMatch(
-      /needs more than the 2097152 bytes one namespace's fetches may hold in memory \(PORCH_PEPR_GIT_FETCH_MEMORY_PER_NAMESPACE; each byte received takes 2\)$/,
+      /needs more than the 2097152 bytes one namespace's fetches may hold in memory \(PORCH_PEPR_GIT_FETCH_MEMORY_PER_NAMESPACE; each byte received takes 3\)$/,
     );
     expect(budget.slots.taken).toBe(0);
   });
 });
 
 // What a fetch takes is what it costs: the pack goes to a file as it arrives and is read back
-// whole once (scanned and indexed from that buffer), so two bytes per byte received; before,
-// the answer was joined whole, its pack joined again, and isomorphic-git joined and indexed it
-// once more (about six bytes of memory per byte, one counted).
+// whole once (scanned and indexed from that buffer), three bytes per byte received as measured
+// (bench/iso-fetch-memory.ts); before, the answer was joined whole, its pack joined again, and
+// isomorphic-git joined and indexed it once more, one byte counted per byte received.
 describe("an isomorphic-git fetch's memory", () => {
   const PACK_SIGNATURE = Buffer.from("PACK\0\0\0\x02", "latin1");
   const fetched = async () => {
@@ -119,12 +120,12 @@ describe("an isomorphic-git fetch's memory", () => {
     return { peak, packJoins, files, packBytes: pack ? (await stat(join(dir, pack))).size : 0 };
   };
 
-  it("is charged two bytes per byte received, the pack's among them", async () => {
+  it("is charged three bytes per byte received, the pack's among them", async () => {
     const { peak, packBytes, files } = await fetched();
     expect(packBytes).toBeGreaterThan(2 * MiB);
-    expect(peak).toBeGreaterThanOrEqual(2 * packBytes);
+    expect(peak).toBeGreaterThanOrEqual(3 * packBytes);
     // The ref advertisement and the ACK lines are a few hundred bytes; steps are 1 MiB.
-    expect(peak).toBeLessThanOrEqual(2 * packBytes + 2 * MiB);
+    expect(peak).toBeLessThanOrEqual(3 * packBytes + 2 * MiB);
     // One pack and its index, nothing left half-written.
     expect(files).toEqual([
       expect.stringMatching(/^pack-[0-9a-f]{40}\.idx$/),
