@@ -1,12 +1,13 @@
 // The memory all isomorphic-git network operations in flight may hold together
-// (PORCH_PEPR_GIT_FETCH_MEMORY): isomorphic-git keeps each answer (a whole pack) in memory until
-// the operation ends, so a few fetches at once, each within the per-fetch limit, could pass the
-// watcher's memory. Each operation takes the bytes it receives from one process-wide FairBudget,
-// a step at a time as they arrive (a trickling server holds only what it sent), and gives them
-// back when it ends; one namespace holds at most its share, and a fetch that cannot get its next
-// step within the wait bound first has stalled fetches of namespaces over an equal split cut
-// (cutStalledHolds), then fails FetchMemoryBusy instead of hanging. The git CLI writes what it
-// fetches to disk in its own process and takes nothing from this budget.
+// (PORCH_PEPR_GIT_FETCH_MEMORY). A fetch's pack goes to disk as it arrives, then is read back
+// whole once to be scanned and indexed (iso-pack-guard.ts), so a few fetches at once, each
+// within the per-fetch limit, could pass the watcher's memory. Each operation takes from one
+// process-wide FairBudget what the bytes it receives cost in memory (FETCH_MEMORY_PER_BYTE
+// each), a step at a time as they arrive (a trickling server holds only what it sent), and
+// gives it back when it ends; one namespace holds at most its share, and a fetch that cannot
+// get its next step within the wait bound first has stalled fetches of namespaces over an equal
+// split cut (cutStalledHolds), then fails FetchMemoryBusy instead of hanging. The git CLI writes
+// what it fetches to disk in its own process and takes nothing from this budget.
 import { BudgetWaitTimeout, FairBudget, namespaceShare } from "../controller/fair-budget";
 import { positiveSetting } from "./content-limits";
 import { GitStoreError } from "./errors";
@@ -26,6 +27,13 @@ export const DEFAULT_FETCH_MEMORY = 128 * 1024 * 1024;
  * mistaken for a slow server; a fetch that could not get memory by then is retried with backoff.
  */
 export const DEFAULT_FETCH_MEMORY_WAIT_MS = 10_000;
+/**
+ * Memory one received byte costs while its fetch runs: the pack read back whole (one byte), and
+ * the objects the scan and the index inflate (each dropped once read, but collected later).
+ * Measured by bench/iso-fetch-memory.ts, one fetch of incompressible 8 MiB blobs: 3.1 bytes of
+ * RSS per byte for packs of 30 and 37 MiB, 3.6 for 19 MiB, 4.4 for 8 MiB (a fixed part on top).
+ */
+export const FETCH_MEMORY_PER_BYTE = 3;
 /** Bytes taken at a time: fewer waits than one per network chunk, little held unused. */
 export const FETCH_MEMORY_STEP = 1024 * 1024;
 
@@ -91,7 +99,7 @@ export function setProcessFetchMemory(budget: FairBudget): void {
 
 /**
  * What one network operation of one namespace holds of the budget: `charge` before using each
- * chunk received, `release` once when the operation ends.
+ * chunk received (FETCH_MEMORY_PER_BYTE per byte), `release` once when the operation ends.
  */
 export class FetchHold {
   #reserved = 0;
@@ -121,20 +129,20 @@ export class FetchHold {
   cut(waitMs: number): number {
     this.#cut ??= new GitStoreError(
       "Timeout",
-      `git fetch from ${this.shownUrl} was cut: it held ${this.#reserved} bytes of fetch memory and received less than ${FETCH_MEMORY_STEP} bytes in ${waitMs} ms while a fetch of another namespace waited for memory (${FETCH_MEMORY_WAIT_SETTING})`,
+      `git fetch from ${this.shownUrl} was cut: it held ${this.#reserved} bytes of fetch memory and received less than ${Math.ceil(FETCH_MEMORY_STEP / FETCH_MEMORY_PER_BYTE)} bytes in ${waitMs} ms while a fetch of another namespace waited for memory (${FETCH_MEMORY_WAIT_SETTING})`,
     );
     return this.#reserved;
   }
 
-  async charge(bytes: number): Promise<void> {
+  async charge(received: number): Promise<void> {
     if (this.#cut) throw this.#cut;
-    this.#used += bytes;
+    this.#used += received * FETCH_MEMORY_PER_BYTE;
     if (this.#used <= this.#reserved) return;
     const share = this.budget.perNamespace;
     if (this.#used > share)
       throw new GitStoreError(
         "ContentTooLarge",
-        `git fetch from ${this.shownUrl} brought more than the ${share} bytes one namespace's fetches may hold in memory (${FETCH_MEMORY_PER_NAMESPACE_SETTING})`,
+        `git fetch from ${this.shownUrl} needs more than the ${share} bytes one namespace's fetches may hold in memory (${FETCH_MEMORY_PER_NAMESPACE_SETTING}; each byte received takes ${FETCH_MEMORY_PER_BYTE})`,
       );
     const wanted = Math.ceil((this.#used - this.#reserved) / FETCH_MEMORY_STEP) * FETCH_MEMORY_STEP;
     const step = Math.min(wanted, share - this.#reserved);

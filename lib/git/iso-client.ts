@@ -34,7 +34,7 @@ import {
   replayingAdvertisement,
 } from "./iso-http";
 import { guardedHttpClient, timeoutError } from "./iso-transport";
-import { packScanningHttp } from "./iso-pack-guard";
+import { packStoringHttp } from "./iso-pack-guard";
 import { refBoundedHttp } from "./iso-ref-bound";
 import { FetchHold, processFetchMemory } from "./fetch-memory";
 import type { FairBudget } from "../controller/fair-budget";
@@ -475,8 +475,14 @@ export class IsoGitClient implements GitClient {
     );
     try {
       const guarded = guardedHttpClient(network, deadline.signal, this.opts.url, hold);
-      // Every pack is scanned before isomorphic-git inflates it (pack-scan.ts).
-      const packs = packScanningHttp(guarded, limitsOf(network), this.opts.url, deadline.signal);
+      // Every pack is scanned and stored here; isomorphic-git only writes the refs.
+      const packs = packStoringHttp(
+        guarded,
+        { gitdir: this.opts.gitdir, cache: this.cache },
+        limitsOf(network),
+        this.opts.url,
+        deadline.signal,
+      );
       // Every advertisement is counted before isomorphic-git lists its refs (iso-ref-bound.ts).
       const http = refBoundedHttp(packs, limitsOf(network), this.opts.url);
       return await call(httpWithHeadHint(http, this.opts.branch));

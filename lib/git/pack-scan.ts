@@ -5,7 +5,34 @@
 // (and a delta's result size, from the first bytes of its data) is checked against the limits
 // before it is inflated, and inflating is capped at that size, so the scan never holds more
 // than one object of at most the per-object limit.
-import { inflateSync } from "node:zlib";
+import { promisify } from "node:util";
+import { inflate } from "node:zlib";
+
+const inflateAsync = promisify(inflate) as unknown as (
+  data: Buffer,
+  opts: { info: true; maxOutputLength: number; chunkSize: number },
+) => Promise<{ buffer: Buffer; engine: { bytesWritten: number } }>;
+
+/** zlib's smallest output chunk. */
+const MIN_CHUNK = 64;
+
+/**
+ * The zlib stream at the start of `data` inflated, if it makes exactly `size` bytes, and the
+ * bytes of `data` it took; undefined if not. Never more than `size` + 1 bytes are allocated:
+ * one output chunk of that size, so nothing is joined. zlib runs on libuv's thread pool, so a
+ * large object does not hold the event loop.
+ */
+export async function inflateObject(
+  data: Buffer,
+  size: number,
+): Promise<{ bytes: Buffer; consumed: number } | undefined> {
+  const chunkSize = Math.max(MIN_CHUNK, size + 1);
+  const out = await inflateAsync(data, { info: true, maxOutputLength: size + 1, chunkSize }).catch(
+    () => undefined,
+  );
+  if (out === undefined || out.buffer.length !== size) return undefined;
+  return { bytes: out.buffer, consumed: out.engine.bytesWritten };
+}
 
 export interface PackScanLimits {
   maxObjectBytes: number;
@@ -108,7 +135,7 @@ export async function scanPack(
           `its objects are more than ${scan.declared + size} bytes inflated`,
         );
       scan.declared += size;
-      const data = inflateExactly(pack, pos, size, offset);
+      const data = await inflateExactly(pack, pos, size, offset);
       scan.inflated += data.length;
       pos += data.consumed;
       if (type === OFS_DELTA || type === REF_DELTA) {
@@ -143,23 +170,13 @@ export async function scanPack(
  * Inflates the zlib stream at `pos`, which must make exactly `size` bytes: never more is
  * allocated (pako, in isomorphic-git, would inflate all of a stream that lies about its size).
  */
-function inflateExactly(pack: Buffer, pos: number, size: number, offset: number) {
-  let out: { buffer: Buffer; engine: { bytesWritten: number } };
-  try {
-    out = inflateSync(pack.subarray(pos), {
-      info: true,
-      maxOutputLength: size + 1,
-    }) as unknown as typeof out;
-  } catch {
+async function inflateExactly(pack: Buffer, pos: number, size: number, offset: number) {
+  const out = await inflateObject(pack.subarray(pos), size);
+  if (out === undefined)
     throw new Malformed(
       `the object at offset ${offset} does not inflate to its size of ${size} bytes`,
     );
-  }
-  if (out.buffer.length !== size)
-    throw new Malformed(
-      `the object at offset ${offset} does not inflate to its size of ${size} bytes`,
-    );
-  return { bytes: out.buffer, length: out.buffer.length, consumed: out.engine.bytesWritten };
+  return { ...out, length: out.bytes.length };
 }
 
 /** A delta's data starts with its base's size and its result's size. */

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { scanPack } from "../../../lib/git/pack-scan";
-import { sideBandPack } from "../../../lib/git/iso-pack-guard";
 import {
   TYPE,
   buildPack,
@@ -108,10 +107,5 @@ describe("scanPack", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  });
-
-  it("reads the pack out of a side-band answer as isomorphic-git does", () => {
-    const { pack } = buildPack([zeros(200_000)]);
-    expect(sideBandPack(uploadPackAnswer(pack)).equals(pack)).toBe(true);
   });
 });
