@@ -3,6 +3,7 @@
 // Kptfile of thousands of functions holds a render slot for hours, each step serialising and
 // comparing the ResourceList on the event loop (README “Security model”).
 import { MAX_DURATION_MS, parseDuration } from "./catalog/formats";
+import { countSetting } from "../count-setting";
 
 export const PIPELINE_MAX_FUNCTIONS_VARIABLE = "PORCH_PEPR_PIPELINE_MAX_FUNCTIONS";
 export const RENDER_TIMEOUT_VARIABLE = "PORCH_PEPR_RENDER_TIMEOUT";
@@ -35,15 +36,14 @@ export interface RenderLimitSettings {
 export function renderLimitsFromEnv(env: Record<string, string | undefined>): RenderLimitSettings {
   const limits = { ...DEFAULT_RENDER_LIMITS };
   const warnings: string[] = [];
-  const count = env[PIPELINE_MAX_FUNCTIONS_VARIABLE];
-  if (count !== undefined && count !== "") {
-    const n = /^[0-9]{1,4}$/.test(count) ? Number(count) : NaN;
-    if (n >= 1 && n <= MAX_FUNCTIONS_CEILING) limits.maxFunctions = n;
-    else
-      warnings.push(
-        `${PIPELINE_MAX_FUNCTIONS_VARIABLE}=${JSON.stringify(count)} is not a count from 1 to ${MAX_FUNCTIONS_CEILING}: using ${DEFAULT_RENDER_LIMITS.maxFunctions}`,
-      );
-  }
+  const count = countSetting(
+    env,
+    PIPELINE_MAX_FUNCTIONS_VARIABLE,
+    DEFAULT_RENDER_LIMITS.maxFunctions,
+    MAX_FUNCTIONS_CEILING,
+  );
+  limits.maxFunctions = count.value;
+  if (count.warning) warnings.push(count.warning);
   const timeout = env[RENDER_TIMEOUT_VARIABLE];
   if (timeout !== undefined && timeout !== "") {
     const ms = parseDuration(timeout);

@@ -4,6 +4,7 @@
 // operator can hold (README “Security model”). Admission counts the targets a spec lists; the
 // controller counts what the selectors found, and over the limit plans nothing.
 import type { PackageVariantSetSpec } from "../../crd-types";
+import { countSetting } from "../count-setting";
 
 export const SET_MAX_TARGETS_VARIABLE = "PORCH_PEPR_SET_MAX_TARGETS";
 
@@ -17,17 +18,13 @@ export interface SetTargetLimit {
 
 /** PORCH_PEPR_SET_MAX_TARGETS: a count from 1 to 1,000,000; otherwise the default, with a warning. */
 export function setTargetLimitFromEnv(env: Record<string, string | undefined>): SetTargetLimit {
-  const value = env[SET_MAX_TARGETS_VARIABLE];
-  if (value === undefined || value === "")
-    return { maxTargets: DEFAULT_SET_MAX_TARGETS, warnings: [] };
-  const n = /^[0-9]{1,7}$/.test(value) ? Number(value) : NaN;
-  if (n >= 1 && n <= 1_000_000) return { maxTargets: n, warnings: [] };
-  return {
-    maxTargets: DEFAULT_SET_MAX_TARGETS,
-    warnings: [
-      `${SET_MAX_TARGETS_VARIABLE}=${JSON.stringify(value)} is not a count from 1 to 1000000: using ${DEFAULT_SET_MAX_TARGETS}`,
-    ],
-  };
+  const { value, warning } = countSetting(
+    env,
+    SET_MAX_TARGETS_VARIABLE,
+    DEFAULT_SET_MAX_TARGETS,
+    1_000_000,
+  );
+  return { maxTargets: value, warnings: warning ? [warning] : [] };
 }
 
 /** The targets a spec's repository lists yield: each repository × its package names (or one). */

@@ -1,6 +1,7 @@
 // The bounds of the Pod runtime: what one function Pod may be asked at once, how long a Pod may
 // take to start, and the sizes the wrapper and the operator accept.
 import { DEFAULT_EXEC_MAX_OUTPUT_BYTES } from "../exec";
+import { countSetting } from "../../count-setting";
 
 export interface PodRuntimeLimits {
   /** Runs one Pod serves at once (the wrapper refuses more). */
@@ -45,17 +46,9 @@ export function maxPodsFromEnv(env: Record<string, string | undefined>): {
   maxPods: number;
   warnings: string[];
 } {
-  const value = env[MAX_PODS_VARIABLE];
   const fallback = DEFAULT_POD_RUNTIME_LIMITS.maxPods;
-  if (value === undefined || value === "") return { maxPods: fallback, warnings: [] };
-  const n = /^[0-9]{1,4}$/.test(value) ? Number(value) : NaN;
-  if (n >= 1 && n <= 1000) return { maxPods: n, warnings: [] };
-  return {
-    maxPods: fallback,
-    warnings: [
-      `${MAX_PODS_VARIABLE}=${JSON.stringify(value)} is not a count from 1 to 1000: using ${fallback}`,
-    ],
-  };
+  const { value, warning } = countSetting(env, MAX_PODS_VARIABLE, fallback, 1000);
+  return { maxPods: value, warnings: warning ? [warning] : [] };
 }
 
 /**
