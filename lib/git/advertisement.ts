@@ -1,10 +1,9 @@
 // A push begins with the server's list of its refs (the receive-pack ref advertisement). It is
 // as good as a fetch's view of the refs: when it shows nothing moved but what we pushed, our
 // fetched refs plus our landed updates are the remote's, and the next operation needs no fetch.
-import type { RefMap } from "./client";
+import type { AdvertisedRefs, RefMap } from "./client";
 
-/** The refs a server advertised to a push (name → oid), before the push changed any. */
-export type AdvertisedRefs = Map<string, string>;
+export type { AdvertisedRefs };
 
 const ADVERTISED_LINE = /^([0-9a-f]{40}) (refs\/[^\s\\]+)(?:\\0.*)?$/;
 

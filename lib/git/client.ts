@@ -1,7 +1,6 @@
 // The small git interface the store is written against, with two implementations: the git CLI
 // (cli-client.ts) and isomorphic-git (iso-client.ts). The store never sees which one runs.
 import { execFileSync } from "node:child_process";
-import type { AdvertisedRefs } from "./advertisement";
 import type { GitNetwork } from "./network";
 import type { GitClientKind, GitCredentials } from "./types";
 
@@ -13,6 +12,9 @@ export interface RemoteRef {
 
 /** Remote ref name (refs/heads/..., refs/tags/...) → ref. */
 export type RefMap = Map<string, RemoteRef>;
+
+/** The refs a server advertised to a push (name → oid), before the push changed any. */
+export type AdvertisedRefs = Map<string, string>;
 
 /**
  * One ref update of a push. `oid: null` deletes. `expect`: undefined = plain fast-forward rules,
