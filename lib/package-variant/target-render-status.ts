@@ -26,6 +26,12 @@ const NOTE_BYTES = 1024;
 
 const sizeOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? "");
 
+/**
+ * A copy as the API stores it (JSON), so a status built from it compares equal, prototype
+ * included, to the one read back (structuredClone makes its objects in the runtime's own realm).
+ */
+const copyOf = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
 interface Cut {
   results: number;
   functions: number;
@@ -73,7 +79,7 @@ function boundedRenderStatus(
   errorChars: number,
   target: string,
 ): RenderStatus {
-  if (sizeOf(status) <= room) return structuredClone(status);
+  if (sizeOf(status) <= room) return copyOf(status);
   const cut: Cut = { results: 0, functions: 0, stderr: 0, error: false };
   const kept: RenderStatus = {};
   if (status.error !== undefined) {
@@ -85,11 +91,11 @@ function boundedRenderStatus(
   }
   if (status.result !== undefined) {
     const { items = [], ...head } = status.result;
-    const result = { ...structuredClone(head), items: [] as FunctionItem[] };
+    const result = { ...copyOf(head), items: [] as FunctionItem[] };
     kept.result = result;
     for (const item of items) {
       const { results = [], stderr, ...rest } = item;
-      const fn: FunctionItem = structuredClone(rest);
+      const fn: FunctionItem = copyOf(rest);
       if (sizeOf(kept) + sizeOf(fn) > room) {
         cut.functions++;
         cut.results += results.length;
@@ -104,7 +110,7 @@ function boundedRenderStatus(
         }
       }
       for (const r of results) {
-        (fn.results ??= []).push(structuredClone(r));
+        (fn.results ??= []).push(copyOf(r));
         if (sizeOf(kept) <= room) continue;
         fn.results.pop();
         cut.results++;
