@@ -122,7 +122,10 @@ function header(pack: Buffer, offset: number): Entry {
       back = (back + 1) * 128 + (byte & 0x7f);
     }
     base = offset - back;
-    if (base < 12) throw new UnindexablePack(`the delta at offset ${offset} has no base`);
+    // A base is an earlier object: one at the delta's own offset would be itself, resolved
+    // again at every level of the chain.
+    if (back === 0 || base < 12)
+      throw new UnindexablePack(`the delta at offset ${offset} has no base`);
   } else if (type === REF_DELTA) {
     base = pack.toString("hex", pos, pos + 20);
     pos += 20;
@@ -153,10 +156,17 @@ async function digest(hash: Hash, data: Buffer, yieldNow: () => Promise<void>): 
   return hash.digest();
 }
 
-/** Resolves deltas to their objects, keeping a few recent bases for the rest of a chain. */
+/**
+ * Resolves deltas to their objects, keeping a few recent bases for the rest of a chain, and the
+ * last object resolved whatever its size (the next delta of a chain is usually built on it, so a
+ * chain of large objects resolves once, not once per delta).
+ */
 class Resolver {
   readonly #cache = new Map<number, IndexedObject>();
   #cached = 0;
+  #last: { offset: number; object: IndexedObject } | undefined;
+  /** Ids asked of the repository outside the pack and not found there: not asked again. */
+  readonly #missing = new Set<string>();
 
   constructor(
     private readonly pack: Buffer,
@@ -167,26 +177,40 @@ class Resolver {
 
   /** The object at `e`; undefined while its ref-delta base is not known yet. */
   async resolve(e: Entry, depth: number): Promise<IndexedObject | undefined> {
+    if (this.#last?.offset === e.offset) return this.#last.object;
     const hit = this.#cache.get(e.offset);
     if (hit !== undefined) return hit;
     if (depth > MAX_DELTA_DEPTH)
       throw new UnindexablePack(`the delta at offset ${e.offset} is in a chain too deep`);
+    if (e.base === undefined)
+      return {
+        type: TYPE_NAMES[e.type],
+        object: (await inflateAt(this.pack, e.data, e.size)).bytes,
+      };
+    // The base first: no level of a chain holds its delta's bytes while the levels below resolve.
+    const base = await this.#base(e, depth);
+    if (base === undefined) return undefined;
     const { bytes } = await inflateAt(this.pack, e.data, e.size);
-    if (e.base === undefined) return { type: TYPE_NAMES[e.type], object: bytes };
-    let base: IndexedObject | undefined;
+    const object = { type: base.type, object: applyDelta(bytes, base.object, e.offset) };
+    this.#keep(e.offset, object);
+    this.#last = { offset: e.offset, object };
+    return object;
+  }
+
+  async #base(e: Entry, depth: number): Promise<IndexedObject | undefined> {
     if (typeof e.base === "number") {
       const entry = this.byOffset.get(e.base);
       if (entry === undefined)
         throw new UnindexablePack(`the delta at offset ${e.offset} has no base`);
-      base = await this.resolve(entry, depth + 1);
-    } else {
-      const entry = this.byOid.get(e.base);
-      base = entry ? await this.resolve(entry, depth + 1) : await this.external(e.base);
+      return this.resolve(entry, depth + 1);
     }
-    if (base === undefined) return undefined;
-    const object = { type: base.type, object: applyDelta(bytes, base.object, e.offset) };
-    this.#keep(e.offset, object);
-    return object;
+    const oid = e.base as string;
+    const entry = this.byOid.get(oid);
+    if (entry) return this.resolve(entry, depth + 1);
+    if (this.#missing.has(oid)) return undefined;
+    const found = await this.external(oid);
+    if (found === undefined) this.#missing.add(oid);
+    return found;
   }
 
   #keep(offset: number, object: IndexedObject): void {

@@ -168,7 +168,10 @@ function pairsByKey(map: YAMLMap | undefined): Map<string, Pair> {
 function laidOut(pairs: Pair[], following: Map<Pair | undefined, Pair[]>): Pair[] {
   const out: Pair[] = [];
   const stack: Pair[] = [...pairs].reverse();
-  const pushFollowers = (of: Pair | undefined) => stack.push(...(following.get(of) ?? []));
+  // One at a time: spreading 120,000 followers overflows the call stack.
+  const pushFollowers = (of: Pair | undefined) => {
+    for (const pair of following.get(of) ?? []) stack.push(pair);
+  };
   pushFollowers(undefined);
   while (stack.length > 0) {
     const pair = stack.pop()!;

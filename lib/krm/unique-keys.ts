@@ -13,7 +13,8 @@ export function duplicateKey(root: unknown): unknown {
   while (pending.length > 0) {
     const node = pending.pop();
     if (isAlias(node)) continue;
-    if (isSeq(node)) pending.push(...node.items);
+    // One at a time: spreading a sequence of 400,000 items overflows the call stack.
+    if (isSeq(node)) for (const item of node.items) pending.push(item);
     if (!isMap(node)) continue;
     const seen = new Set<unknown>();
     for (const pair of node.items) {

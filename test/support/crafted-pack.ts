@@ -40,6 +40,8 @@ export interface PackObject {
   deflated: Buffer;
   /** An OFS_DELTA's distance back to its base. */
   ofs?: number;
+  /** A REF_DELTA's base, by id. */
+  ref?: string;
 }
 
 /** An object whose header tells the truth about `data`. */
@@ -94,7 +96,12 @@ export function buildPack(objects: PackObject[]): { pack: Buffer; offsets: numbe
   let at = 12;
   for (const o of objects) {
     offsets.push(at);
-    const ofs = o.ofs === undefined ? Buffer.alloc(0) : ofsVarint(o.ofs);
+    const ofs =
+      o.ofs !== undefined
+        ? ofsVarint(o.ofs)
+        : o.ref !== undefined
+          ? Buffer.from(o.ref, "hex")
+          : Buffer.alloc(0);
     const part = Buffer.concat([objectHeader(o.type, o.size), ofs, o.deflated]);
     parts.push(part);
     at += part.length;

@@ -3,7 +3,15 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { UnindexablePack, applyDelta, packIndex } from "../../../lib/git/iso-pack-index";
-import { TYPE, buildPack, copyingDelta, deltaVarint, plain } from "../../support/crafted-pack";
+import {
+  TYPE,
+  buildPack,
+  copyingDelta,
+  deltaVarint,
+  oidOf,
+  plain,
+} from "../../support/crafted-pack";
+import { deflateSync } from "node:zlib";
 
 // The index of a fetched pack, built from the one buffer it is in: byte for byte the .idx git's
 // own index-pack writes for the same pack, deltas by offset and by id included.
@@ -56,6 +64,49 @@ describe("packIndex", () => {
     await expect(packIndex(pack, none, noWait)).rejects.toThrow(
       new UnindexablePack("its checksum does not match its contents"),
     );
+  });
+
+  // A delta naming itself was resolved again at every level down to the depth bound, holding
+  // its bytes at each: a 969-byte pack took 1.13 GB.
+  it("refuses a delta at distance 0, its own base", async () => {
+    const { pack, offsets } = buildPack([
+      plain(TYPE.blob, Buffer.from("a")),
+      copyingDelta(1, 1, 1, 0),
+    ]);
+    await expect(packIndex(pack, none, noWait)).rejects.toThrow(
+      new UnindexablePack(`the delta at offset ${offsets[1]} has no base`),
+    );
+  });
+
+  // Stored newest first, a chain of ref-deltas resolves one delta per pass: each pass asked the
+  // repository again for every base still unknown (N²/2 lookups of a few-KB pack).
+  it("asks the repository for a base outside the pack at most once", async () => {
+    const n = 30;
+    const objects = [Buffer.from("a")];
+    for (let i = 1; i <= n; i++) objects.push(Buffer.concat([objects[i - 1], Buffer.from("x")]));
+    const deltas = objects.slice(1).map((object, i) => {
+      const baseSize = objects[i].length;
+      // copy the whole base (offset 0, one size byte), then insert "x"
+      const data = Buffer.concat([
+        deltaVarint(baseSize),
+        deltaVarint(object.length),
+        Buffer.from([0x80 | 0x10, baseSize, 0x01, 0x78]),
+      ]);
+      return {
+        type: TYPE.refDelta,
+        size: data.length,
+        deflated: deflateSync(data),
+        ref: oidOf("blob", objects[i]),
+      };
+    });
+    const { pack } = buildPack([...deltas.reverse(), plain(TYPE.blob, objects[0])]);
+    let asked = 0;
+    const external = () => {
+      asked += 1;
+      return Promise.resolve(undefined);
+    };
+    await expect(packIndex(pack, external, noWait)).resolves.toBeInstanceOf(Buffer);
+    expect(asked).toBeLessThanOrEqual(n);
   });
 
   it("refuses a delta whose base is neither in the pack nor in the cache", async () => {

@@ -19,4 +19,11 @@ describe("repeated map keys", () => {
   it("do not include the same key in different maps", () => {
     expect(parseYamlFile("a:\n  x: 1\nb:\n  x: 1\nc:\n- x: 1\n- x: 2\n").docs).toHaveLength(1);
   });
+
+  // Spreading a sequence's items into the work list overflowed the call stack (RangeError)
+  // for a sequence of 400,000 items, a file within the 1 MiB limit.
+  it("are looked for in a sequence of 400,000 items without overflowing the stack", () => {
+    const text = `a: [${Array<string>(400_000).fill("1").join(",")}]\n`;
+    expect(parseYamlFile(text).docs).toHaveLength(1);
+  });
 });
