@@ -87,6 +87,11 @@ class DirectoryScan {
   private readonly found: Listing = new Map();
   /** Of `last`: each directory → the packages at or below it. */
   private readonly below = new Map<string, string[]>();
+  /**
+   * Package trees read by this scan, by id: a tree that many directories name (a few bytes each
+   * in git) is read once, not once per directory.
+   */
+  private readonly packageTrees = new Map<string, PackageAt>();
   private entries = 0;
   private bytes = 0;
 
@@ -140,10 +145,17 @@ class DirectoryScan {
         this.found.set(kept, this.last!.packages.get(kept)!);
       return known;
     }
+    const seen = rootOnly ? undefined : this.packageTrees.get(tree);
+    if (seen !== undefined) {
+      this.found.set(path, seen);
+      return PACKAGE_SIZE;
+    }
     const entries = await this.client.readTree(tree);
     const kptfile = entries.find(e => e.path === KPTFILE);
     if (!rootOnly && kptfile?.type === "blob") {
-      this.found.set(path, { tree, kptfile: await this.kptfile(kptfile.oid) });
+      const at = { tree, kptfile: await this.kptfile(kptfile.oid) };
+      this.packageTrees.set(tree, at);
+      this.found.set(path, at);
       return remember(this.sizes, key, PACKAGE_SIZE);
     }
     const earlier =
