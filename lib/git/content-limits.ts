@@ -30,6 +30,11 @@ export interface GitContentLimits {
   maxRefs: number;
   /** Largest commit or annotated tag object (its message included), and a sixteenth of a log's. */
   maxCommitBytes: number;
+  /**
+   * Most objects one fetched pack may hold: isomorphic-git's index keeps about 200 bytes of
+   * heap per object, so a pack of millions of empty objects is small on the wire and large here.
+   */
+  maxPackObjects: number;
 }
 
 /**
@@ -63,6 +68,7 @@ export const DEFAULT_CONTENT_LIMITS: GitContentLimits = {
   maxRevisions: 10_000,
   maxRefs: 50_000,
   maxCommitBytes: 1024 * 1024,
+  maxPackObjects: 500_000,
 };
 
 /** Bytes an advertisement may take per ref line it may list (a long ref name included). */
@@ -80,6 +86,7 @@ export const LIMIT_SETTINGS: Record<keyof GitContentLimits, string> = {
   maxRevisions: "PORCH_PEPR_REPOSITORY_MAX_REVISIONS",
   maxRefs: "PORCH_PEPR_GIT_MAX_REFS",
   maxCommitBytes: "PORCH_PEPR_GIT_MAX_COMMIT_BYTES",
+  maxPackObjects: "PORCH_PEPR_GIT_MAX_PACK_OBJECTS",
 };
 
 /**
@@ -121,6 +128,7 @@ export function overLimit(
     maxRevisions: "limit of %d package revisions per repository",
     maxRefs: "limit of %d refs advertised per fetch",
     maxCommitBytes: "limit of %d bytes per commit or tag",
+    maxPackObjects: "limit of %d objects per fetched pack",
   }[key].replace("%d", String(limits[key]));
   return `over the ${what} (${LIMIT_SETTINGS[key]})`;
 }

@@ -37,6 +37,7 @@ export async function inflateObject(
 export interface PackScanLimits {
   maxObjectBytes: number;
   maxInflatedBytes: number;
+  maxPackObjects: number;
 }
 
 /** What a scan read, so far. */
@@ -107,6 +108,8 @@ export async function scanPack(
   if (pack.length < 12 || pack.toString("latin1", 0, 4) !== "PACK" || pack.readUInt32BE(4) !== 2)
     return refuse("malformed", "it does not start with a version 2 pack header");
   const count = pack.readUInt32BE(8);
+  // The index holds every object: a pack of millions of empty ones is refused on its header.
+  if (count > limits.maxPackObjects) return refuse("maxPackObjects", `it holds ${count} objects`);
   let pos = 12;
   let sinceYield = 0;
   try {

@@ -22,6 +22,7 @@ const LIMITS: GitContentLimits = {
   maxRevisions: DEFAULT_CONTENT_LIMITS.maxRevisions,
   maxRefs: DEFAULT_CONTENT_LIMITS.maxRefs,
   maxCommitBytes: DEFAULT_CONTENT_LIMITS.maxCommitBytes,
+  maxPackObjects: DEFAULT_CONTENT_LIMITS.maxPackObjects,
 };
 const BINARY = Buffer.from("\xff\xfe\x00\x01binary\x80", "latin1");
 // A BOM, text in three scripts and a 4-byte character: valid UTF-8 that must not change.

@@ -15,9 +15,25 @@ import {
 // The scan of a fetched pack's headers (pack-scan.ts): refused on what a header claims, before
 // inflating past a limit; a real pack of git's, deltas and all, passes whole.
 const MiB = 1024 * 1024;
-const LIMITS = { maxObjectBytes: MiB, maxInflatedBytes: 4 * MiB };
+const LIMITS = { maxObjectBytes: MiB, maxInflatedBytes: 4 * MiB, maxPackObjects: 100 };
 
 describe("scanPack", () => {
+  // The index keeps about 200 bytes per object: 2.3 million empty blobs, a 21 MB pack, took
+  // 430 MB of heap to index.
+  it("refuses a pack of more objects than the limit on its header", async () => {
+    const { pack } = buildPack(
+      Array.from({ length: 101 }, () => plain(TYPE.blob, Buffer.alloc(0))),
+    );
+    expect(await scanPack(pack, LIMITS)).toMatchObject({
+      ok: false,
+      limit: "maxPackObjects",
+      why: "it holds 101 objects",
+      scan: { objects: 0 },
+    });
+    const within = buildPack(Array.from({ length: 100 }, () => plain(TYPE.blob, Buffer.alloc(0))));
+    expect(await scanPack(within.pack, LIMITS)).toMatchObject({ ok: true, scan: { objects: 100 } });
+  });
+
   it("refuses a blob claiming 64 MiB on its header, inflating nothing", async () => {
     const { pack } = buildPack([zeros(64 * MiB)]);
     expect(pack.length).toBeLessThan(100_000);

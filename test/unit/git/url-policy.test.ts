@@ -239,6 +239,7 @@ describe("configuration", () => {
       maxRevisions: 10_000,
       maxRefs: 50_000,
       maxCommitBytes: 1024 * 1024,
+      maxPackObjects: 500_000,
     });
     expect(
       gitNetworkFromEnv({
@@ -250,6 +251,7 @@ describe("configuration", () => {
         PORCH_PEPR_REPOSITORY_MAX_REVISIONS: "50",
         PORCH_PEPR_GIT_MAX_REFS: "60",
         PORCH_PEPR_GIT_MAX_COMMIT_BYTES: "70",
+        PORCH_PEPR_GIT_MAX_PACK_OBJECTS: "80",
       }).limits,
     ).toEqual({
       maxFileBytes: 10,
@@ -262,6 +264,7 @@ describe("configuration", () => {
       maxRevisions: 50,
       maxRefs: 60,
       maxCommitBytes: 70,
+      maxPackObjects: 80,
     });
   });
 });
