@@ -20,10 +20,10 @@ export async function withVariantMutations(
 ): Promise<Record<string, string>> {
   const owner = sourceMutationsOwner(pr);
   if (!owner) return files;
-  const pv = await ctx.cluster.get(PackageVariantKind, {
-    namespace: pr.metadata?.namespace,
-    name: owner.name,
-  });
+  const ref = { namespace: pr.metadata?.namespace, name: owner.name };
+  // The variants' watch cache where this process watches them (it made the draft a moment ago);
+  // the API otherwise. A cached spec a moment old is repaired by the variant's own check.
+  const pv = ctx.caches.variants.named(ref) ?? (await ctx.cluster.get(PackageVariantKind, ref));
   if (!pv || !mutatesAtSource(pr, pv)) return files;
   if ((await variantSpecProblems(ctx, pv)).length > 0) return files;
   try {
