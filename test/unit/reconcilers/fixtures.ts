@@ -109,6 +109,23 @@ export async function renderedDraft(h: TestOperator): Promise<Draft & { queueKey
   return { ...d, queueKey };
 }
 
+/** Published revision 1 of package "basens" in repository "blueprints": a variant's upstream. */
+export const basensUpstream = { repo: "blueprints", package: "basens", revision: "1" };
+export const publishedBasens: PackageRevision = {
+  metadata: { name: "blueprints.basens.v1", namespace: NS },
+  spec: {
+    repository: "blueprints",
+    packageName: "basens",
+    workspaceName: "v1",
+    lifecycle: "Published",
+  },
+  status: { revision: 1 },
+};
+
+/** An object's conditions by type. */
+export const conditionsOf = (obj: { status?: { conditions?: { type: string }[] } }) =>
+  Object.fromEntries((obj.status?.conditions ?? []).map(c => [c.type, c]));
+
 /** The object as the cluster holds it now (fails the test when it is gone). */
 export async function current<T extends KubeObject>(
   cluster: MemoryCluster,

@@ -15,24 +15,20 @@ import {
 import { testOperator, type TestOperator } from "../../support/operator-context";
 import { ApiError } from "../../../lib/cluster/errors";
 import { PACKAGE_VARIANT_FINALIZER } from "../../../lib/package-variant/ownership";
-import { current, kptfile, NS, repositoryObject, seed } from "./fixtures";
+import {
+  basensUpstream,
+  conditionsOf,
+  current,
+  kptfile,
+  NS,
+  publishedBasens,
+  repositoryObject,
+  seed,
+} from "./fixtures";
 
-const upstream = { repo: "blueprints", package: "basens", revision: "1" };
+const upstream = basensUpstream;
+const published = publishedBasens;
 const MISSING = "could not find upstream package revision 'basens/1' in repo 'blueprints'";
-
-const published: PackageRevision = {
-  metadata: { name: "blueprints.basens.v1", namespace: NS },
-  spec: {
-    repository: "blueprints",
-    packageName: "basens",
-    workspaceName: "v1",
-    lifecycle: "Published",
-  },
-  status: { revision: 1 },
-};
-
-const conditionsOf = (obj: { status?: { conditions?: { type: string }[] } }) =>
-  Object.fromEntries((obj.status?.conditions ?? []).map(c => [c.type, c]));
 
 describe("a missing upstream", () => {
   let h: TestOperator;

@@ -5,7 +5,6 @@ import "./set-target-limit.env";
 
 import { reconcilePackageVariantSet } from "../../../capabilities/package-variant-set/reconcile";
 import {
-  PackageRevision,
   PackageRevisionKind,
   PackageVariantKind,
   PackageVariantSet,
@@ -13,23 +12,18 @@ import {
   RepositoryKind,
 } from "../../../crd-types";
 import { testOperator, type TestOperator } from "../../support/operator-context";
-import { current, NS, repositoryObject, seed } from "./fixtures";
+import {
+  basensUpstream,
+  conditionsOf,
+  current,
+  NS,
+  publishedBasens,
+  repositoryObject,
+  seed,
+} from "./fixtures";
 
-const upstream = { repo: "blueprints", package: "basens", revision: "1" };
-
-const published: PackageRevision = {
-  metadata: { name: "blueprints.basens.v1", namespace: NS },
-  spec: {
-    repository: "blueprints",
-    packageName: "basens",
-    workspaceName: "v1",
-    lifecycle: "Published",
-  },
-  status: { revision: 1 },
-};
-
-const conditionsOf = (obj: { status?: { conditions?: { type: string }[] } }) =>
-  Object.fromEntries((obj.status?.conditions ?? []).map(c => [c.type, c]));
+const upstream = basensUpstream;
+const published = publishedBasens;
 
 describe("a set over the target limit", () => {
   let h: TestOperator;
