@@ -18,7 +18,15 @@ export default [
   {
     // Only the module's own sources are type-linted (what `pepr build` checks); test, hack and
     // bench files are outside tsconfig.json and would each need a program of their own.
-    ignores: ["**/node_modules", "**/dist", "test/**", "hack/**", "bench/**", ".local/**", "crd-types/**"],
+    ignores: [
+      "**/node_modules",
+      "**/dist",
+      "test/**",
+      "hack/**",
+      "bench/**",
+      ".local/**",
+      "crd-types/**",
+    ],
   },
   ...compat.extends("eslint:recommended", "plugin:@typescript-eslint/recommended"),
   {
@@ -42,6 +50,26 @@ export default [
 
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
+    },
+  },
+  {
+    // YAML a tenant wrote is parsed only through lib/krm/yaml-parse.ts, which refuses nesting
+    // deep enough to overflow the stack (and kill the process) before it is composed.
+    files: ["lib/**/*.ts", "capabilities/**/*.ts", "pepr.ts"],
+    ignores: ["lib/krm/yaml-parse.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "yaml",
+              importNames: ["parse", "parseDocument", "parseAllDocuments", "Parser", "Composer"],
+              message: "Parse YAML with lib/krm/yaml-parse.ts: it bounds the nesting depth.",
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -1,6 +1,7 @@
 // The functionConfig a pipeline function receives: a ConfigMap built from `configMap`, the
 // resource at `configPath`, or nothing.
-import { Document, parseDocument } from "yaml";
+import { Document } from "yaml";
+import { parseYamlDocument } from "../krm/yaml-parse";
 import { krmMeta, parseKrmFile } from "../krm/documents";
 import { joinPath, type RenderItem } from "./package-tree";
 import type { PackageFiles, PipelineFunction } from "./types";
@@ -55,7 +56,7 @@ function configFromPath(
   }
   const parsed = parseKrmFile(text);
   if (!parsed) {
-    const doc = parseDocument(text);
+    const doc = parseYamlDocument(text);
     const reason = doc.errors[0]?.message ?? "resource must have `apiVersion`, `kind`, and `name`";
     throw new FunctionConfigError(`functionConfig ${JSON.stringify(configPath)}: ${reason}`);
   }

@@ -1,7 +1,8 @@
 // The KRM Functions Specification wire format: a ResourceList (config.kubernetes.io/v1)
 // with `items`, `functionConfig` and, on output, `results`. Items carry their file
 // location in the internal.config.kubernetes.io annotations (and the legacy ones).
-import { Document, isMap, isSeq, parseDocument } from "yaml";
+import { Document, isMap, isSeq } from "yaml";
+import { parseYamlDocument } from "../krm/yaml-parse";
 import { parseYamlFile } from "../krm/documents";
 import type { ResourceRef, ResultItem, Severity } from "./results";
 import type { FnItem } from "./types";
@@ -95,7 +96,7 @@ export function resourceListYaml(
 
 /** Parses a function's output; location annotations are read and removed from each item. */
 export function parseResourceListYaml(text: string): ReturnedResourceList {
-  const doc = parseDocument(text);
+  const doc = parseYamlDocument(text);
   if (doc.errors.length > 0) {
     throw new ResourceListError(`function output is not valid YAML: ${doc.errors[0].message}`);
   }

@@ -1,7 +1,8 @@
 // Turns rendered resources back into package files. A file whose documents are all
 // unchanged keeps its exact bytes; in a changed file only the changed documents are
 // re-serialised, the others are copied from the original text.
-import { parseDocument, type Document } from "yaml";
+import { type Document } from "yaml";
+import { parseYamlDocument } from "../krm/yaml-parse";
 import { stringifyYamlFile } from "../krm/documents";
 import type { KrmFileInfo, LoadedPackage, RenderItem } from "./package-tree";
 import type { PackageFiles } from "./types";
@@ -81,7 +82,7 @@ function buildFile(items: RenderItem[], info: KrmFileInfo | undefined): string {
 
 // Plain strings that YAML 1.1 readers (Go yaml.v2, kubectl) take for booleans or numbers —
 // yes, on, 012 — are quoted when written, as kyaml does.
-const YAML_11_COMPAT = parseDocument("", { compat: "yaml-1.1" }).schema.compat;
+const YAML_11_COMPAT = parseYamlDocument("", { compat: "yaml-1.1" }).schema.compat;
 
 function serialize(doc: Document, compactSeq: boolean): string {
   const copy = doc.clone();

@@ -1,6 +1,7 @@
 // Small helpers to read and edit `yaml` Document nodes in place, so untouched comments,
 // quoting and field order stay as written.
-import { Document, isMap, isScalar, isSeq, parseDocument, Scalar, YAMLMap, YAMLSeq } from "yaml";
+import { Document, isMap, isScalar, isSeq, Scalar, YAMLMap, YAMLSeq } from "yaml";
+import { parseYamlDocument } from "../krm/yaml-parse";
 import type { Node } from "yaml";
 
 export type PathSegment = string | number;
@@ -136,7 +137,7 @@ export function setScalarText(node: Scalar, text: string): void {
     node.type = "QUOTE_DOUBLE";
     return;
   }
-  const parsed = parseDocument(text).contents;
+  const parsed = parseYamlDocument(text).contents;
   if (
     isScalar(parsed) &&
     parsed.type === "PLAIN" &&

@@ -1,7 +1,8 @@
 // Multi-document YAML files as comment-preserving `yaml` Documents, plus the identity
 // fields every KRM object has. Shared by lib/kpt (merge/clone) and anything else that
 // must edit package files without losing comments or field order.
-import { Document, isMap, isScalar, isSeq, parseAllDocuments } from "yaml";
+import { Document, isMap, isScalar, isSeq } from "yaml";
+import { parseYamlDocuments } from "./yaml-parse";
 import { isKptfilePath } from "../kpt/kptfile-name";
 import { duplicateKey } from "./unique-keys";
 
@@ -39,8 +40,7 @@ export function isKrmPath(path: string): boolean {
 /** Parses every document; throws YamlParseError on any syntax error. Empty documents are dropped. */
 export function parseYamlFile(text: string): YamlFile {
   // Keys checked in one pass below: the parser's own check is quadratic in a map's size.
-  const docs = parseAllDocuments(text, { prettyErrors: false, uniqueKeys: false });
-  if (!Array.isArray(docs)) return { docs: [], compactSeq: false };
+  const docs = parseYamlDocuments(text, { uniqueKeys: false });
   const kept: Document[] = [];
   for (const doc of docs) {
     if (doc.errors.length > 0) throw new YamlParseError(doc.errors[0].message);

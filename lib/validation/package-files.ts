@@ -8,8 +8,10 @@ import { DEFAULT_RENDER_LIMITS, tooManyFunctionsProblem } from "../fn/render-lim
 /**
  * What a package's files may not hold, for admission and the controller alike: unsafe file
  * names, more than the git content limits (the sizes a package read from git may have), Kptfile
- * pipelines listing more functions together than a render runs (`maxFunctions`), and ones naming an `exec` function the function catalog does not run. A Kptfile that
- * does not parse is left to the render, which reports it (reason InvalidKptfile).
+ * pipelines listing more functions together than a render runs (`maxFunctions`), and ones
+ * naming an `exec` function the function catalog does not run. A Kptfile that does not parse is
+ * left to the render, which reports it (reason InvalidKptfile). Over the size limits, only the
+ * names and sizes are checked.
  */
 export function packageFilesProblems(
   files: Record<string, string>,
@@ -22,7 +24,10 @@ export function packageFilesProblems(
   let functions = 0;
   const names = fileNamesProblem(Object.keys(files), field);
   if (names) problems.push(names);
-  problems.push(...packageSizeProblems(files, field, limits));
+  const sizes = packageSizeProblems(files, field, limits);
+  // Files over the limits are refused whatever they hold: parsing them first would let each
+  // request hold the webhook's event loop for as long as the largest YAML takes to parse.
+  if (sizes.length > 0) return [...problems, ...sizes];
   for (const [path, text] of Object.entries(files)) {
     if (!isKptfilePath(path)) continue;
     let pipeline;

@@ -1,7 +1,8 @@
 // apply-replacements (krm-functions-catalog): kustomize `replacements` — copy a field of
 // one source resource into fields of target resources, optionally a delimited part of it.
 import type { Document } from "yaml";
-import { isMap, isScalar, parse, Scalar } from "yaml";
+import { isMap, isScalar, Scalar } from "yaml";
+import { parseYamlValue } from "../../krm/yaml-parse";
 import { cloneNode } from "../../krm/nodes";
 import { errorResult } from "../results";
 import type { BuiltinFunction } from "../types";
@@ -147,7 +148,7 @@ function setTargetValue(
   } else if (typeof target.value === "string") {
     target.value = text;
   } else {
-    target.value = options?.delimiter ? parse(text) : value.value;
+    target.value = options?.delimiter ? parseYamlValue(text) : value.value;
   }
 }
 

@@ -2,7 +2,8 @@
 // comments get the pattern with `${name}` replaced by the configured setter values; a
 // list tagged with `# kpt-set: ${name}` is replaced by the (YAML list) setter value.
 import type { Document, Pair, Scalar, YAMLMap } from "yaml";
-import { isSeq, parseDocument, YAMLSeq } from "yaml";
+import { isSeq, YAMLSeq } from "yaml";
+import { parseYamlDocument } from "../../krm/yaml-parse";
 import { krmMeta } from "../../krm/documents";
 import { compileTenantRegex, quoteRegex } from "../../regex";
 import { keyName } from "../../krm/nodes";
@@ -71,7 +72,7 @@ function listValue(value: string, comment: string): YAMLSeq {
     seq.comment = comment;
     return seq;
   }
-  const parsed = parseDocument(value);
+  const parsed = parseYamlDocument(value);
   if (parsed.errors.length > 0 || !isSeq(parsed.contents)) {
     throw new Error(`input to array setter must be an array of values, but found ${quote(value)}`);
   }

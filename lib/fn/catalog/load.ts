@@ -2,8 +2,8 @@
 // by ./schema.ts), then what a schema cannot say. Every problem is named with its path; a
 // catalog with any problem is refused whole, never half-applied.
 import { Buffer } from "node:buffer";
-import { parseDocument } from "yaml";
 import schemaDocument from "./catalog.schema.json";
+import { parseYamlDocument } from "../../krm/yaml-parse";
 import { DEFAULT_BUILTIN_LIMITS, type BuiltinLimits } from "../bounds";
 import {
   DEFAULT_EXEC_MAX_INPUT_BYTES,
@@ -91,7 +91,7 @@ export interface LoadOptions {
 function readYaml(text: string): { value: unknown } | { problems: string[] } {
   if (Buffer.byteLength(text, "utf8") > MAX_CATALOG_BYTES)
     return { problems: [`${CATALOG_KEY}: is larger than ${MAX_CATALOG_BYTES} bytes`] };
-  const doc = parseDocument(text, { uniqueKeys: true });
+  const doc = parseYamlDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0)
     return { problems: doc.errors.map(e => `${CATALOG_KEY}: ${e.message.split("\n")[0]}`) };
   try {

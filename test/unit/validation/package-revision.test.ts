@@ -272,6 +272,16 @@ describe("validatePackageRevisionResources", () => {
     `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: p\npipeline:\n  mutators:\n    - exec: ${exec}\n`;
   const allowing = (exec: string) => execView({ [exec]: exec });
 
+  // A package over the limits is refused for its sizes alone: its Kptfiles are not parsed, so a
+  // request cannot hold the webhook's event loop for as long as a megabyte of YAML takes.
+  it("does not read the Kptfiles of a package over the size limits", () => {
+    const files = { Kptfile: kptfileRunning("/bin/sh"), "big.yaml": "x".repeat(1024 * 1024 + 1) };
+    expect(validatePackageRevisionResources(prr(files), prr({}), "Draft", user("UPDATE"))).toEqual([
+      'spec.resources: file "big.yaml" is 1048577 bytes, over the per-file limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_FILE_BYTES)',
+      "spec.resources: the package's files are 1048676 bytes in all, over the per-package limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_PACKAGE_BYTES)",
+    ]);
+  });
+
   it("refuses unsafe file names on create and update, naming every key printably", () => {
     const files = { Kptfile: "", "../escape.yaml": "", "a\u0000b.yaml": "", "ok.yaml": "" };
     const expected = [
