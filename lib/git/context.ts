@@ -115,7 +115,7 @@ export class RepoContext {
     const kind = options.client ?? defaultClientKind();
     this.client = kind === "cli" ? new CliGitClient(clientOpts) : new IsoGitClient(clientOpts);
     this.limits = limitsOf(network);
-    this.discovery = new Discovery(this.client, this.limits);
+    this.discovery = new Discovery(this.client, this.limits, this.cacheDir);
     this.batcher = new PushBatcher(
       options.pushBatch ?? batchLimitsFromEnv(process.env),
       config.url,

@@ -3,7 +3,12 @@
 import type { CommitInfo, GitClient, RefMap } from "./client";
 import { KPTFILE } from "../kpt/kptfile-name";
 import { readKptfile, type KptfileRead } from "../kpt/kptfile-read";
-import { CommitMemo } from "./commit-memo";
+import {
+  commitBytes,
+  kptfileReadBytes,
+  processDiscoveryMemos,
+  type DiscoveryMemos,
+} from "./discovery-memos";
 import {
   DEFAULT_CONTENT_LIMITS,
   LISTING_BYTES_PER_ENTRY,
@@ -29,8 +34,6 @@ const HISTORY_LIMIT = 1000;
 const HISTORY_STEPS = 64;
 /** Memo entries kept per map before it is dropped (a cheap bound on memory). */
 const MEMO_LIMIT = 20000;
-/** Bytes of commits memoised (messages as held, UTF-16): about 800 for each of MEMO_LIMIT. */
-export const COMMIT_MEMO_BYTES = 16 * 1024 * 1024;
 /**
  * Branch listings kept. A listing is reused only while its commit is still the branch's head,
  * and each holds every package of the branch: kept for every head a branch ever had (one per
@@ -189,9 +192,7 @@ export interface DiscoveryScope {
 }
 
 export class Discovery {
-  private readonly commits = new CommitMemo(MEMO_LIMIT, COMMIT_MEMO_BYTES);
   private readonly packages = new Map<string, PackageAt | null>();
-  private readonly kptfiles = new Map<string, KptfileRead>();
   private readonly trees = new Map<string, Map<string, PackageAt>>();
   /** What each tree read by a directory listing adds to its count (DirectoryScan). */
   private readonly sizes = new Map<string, ListingSize>();
@@ -202,6 +203,9 @@ export class Discovery {
   constructor(
     private readonly client: GitClient,
     private readonly limits: GitContentLimits = DEFAULT_CONTENT_LIMITS,
+    /** The Repository's cache folder: the memos' entries are its own. */
+    private readonly scope = "",
+    private readonly memos: DiscoveryMemos = processDiscoveryMemos(),
   ) {}
 
   async list(refs: RefMap, scope: DiscoveryScope): Promise<PackageRevisionInfo[]> {
@@ -280,8 +284,8 @@ export class Discovery {
         ref: `${HEADS}${scope.branch}`,
         ...(published
           ? {
-              publishedAt: isoTime(published.author.timestamp),
-              publishedBy: published.author.email,
+              publishedAt: isoTime(published.timestamp),
+              publishedBy: published.email,
             }
           : {}),
         ...kptfileError(pkg),
@@ -341,11 +345,10 @@ export class Discovery {
   }
 
   async commit(oid: string): Promise<CommitInfo> {
-    let info = this.commits.get(oid);
-    if (info === undefined) {
-      info = this.commits.remember(await this.client.readCommit(oid));
-    }
-    return info;
+    return (
+      this.memos.commits.get(`${this.scope}\n${oid}`) ??
+      this.rememberCommit(await this.client.readCommit(oid))
+    );
   }
 
   private async subtree(commit: string, path: string): Promise<string | undefined> {
@@ -371,21 +374,26 @@ export class Discovery {
   }
 
   private async kptfile(blob: string): Promise<KptfileRead> {
-    let read = this.kptfiles.get(blob);
+    const key = `${this.scope}\n${blob}`;
+    let read = this.memos.kptfiles.get(key);
     if (read === undefined) {
-      read = remember(this.kptfiles, blob, await this.readKptfileBlob(blob));
+      read = await this.readKptfileBlob(blob);
+      this.memos.kptfiles.set(key, read, kptfileReadBytes(read));
     }
     return read;
   }
 
+  private rememberCommit(c: CommitInfo): CommitInfo {
+    this.memos.commits.set(`${this.scope}\n${c.oid}`, c, commitBytes(c));
+    return c;
+  }
+
   /** Newest first-parent commit on the branch annotated for `path` (the reference's publish record). */
-  private async lastPackageCommit(head: string, path: string): Promise<CommitInfo | undefined> {
+  private async lastPackageCommit(head: string, path: string): Promise<PublishRecord | undefined> {
     if (this.history?.head !== head)
       this.history = (await this.advanceHistory(head)) ?? (await this.fullHistory(head));
     const found = this.history.byPath.get(path);
-    return found !== undefined && this.history.seq - found.seq < HISTORY_LIMIT
-      ? found.commit
-      : undefined;
+    return found !== undefined && this.history.seq - found.seq < HISTORY_LIMIT ? found : undefined;
   }
 
   /** The annotations of the HISTORY_LIMIT commits below `head`, from one `log`. */
@@ -393,7 +401,7 @@ export class Discovery {
     const history: History = { head, seq: 0, byPath: new Map() };
     const commits = await this.client.log(head, HISTORY_LIMIT);
     commits.forEach((c, i) => {
-      this.commits.remember(c);
+      this.rememberCommit(c);
       record(history, c, -i);
     });
     return history;
@@ -432,8 +440,22 @@ export class Discovery {
 interface History {
   head: string;
   seq: number;
-  byPath: Map<string, { commit: CommitInfo; seq: number }>;
+  byPath: Map<string, PublishRecord>;
 }
+
+/**
+ * Who published a package and when: all a listing shows of the commit. Kept per package of the
+ * branch for as long as the Repository is, so not the commit (its message is up to
+ * PORCH_PEPR_GIT_MAX_COMMIT_BYTES) and not a slice of it (a slice keeps the whole string alive).
+ */
+interface PublishRecord {
+  timestamp: number;
+  email: string;
+  seq: number;
+}
+
+/** Longest author email a listing shows; git does not bound it, a commit's size does. */
+const MAX_EMAIL_CHARS = 256;
 
 /** Records the packages `c` (numbered `seq`) is annotated for; `replace`: over older records. */
 function record(history: History, c: CommitInfo, seq: number, replace = false): void {
@@ -442,8 +464,13 @@ function record(history: History, c: CommitInfo, seq: number, replace = false): 
     if (typeof a.package !== "string" || seen.has(a.package)) continue;
     seen.add(a.package);
     if (replace || !history.byPath.has(a.package))
-      history.byPath.set(a.package, { commit: c, seq });
+      history.byPath.set(a.package, { timestamp: c.author.timestamp, email: ownCopy(c), seq });
   }
+}
+
+/** The author's email as a string of its own, cut to MAX_EMAIL_CHARS. */
+function ownCopy(c: CommitInfo): string {
+  return Buffer.from(c.author.email.slice(0, MAX_EMAIL_CHARS), "utf8").toString("utf8");
 }
 
 function kptfileError(pkg: PackageAt): { kptfileError?: string } {

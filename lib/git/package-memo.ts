@@ -3,6 +3,7 @@
 // upstream revisions for each of them; with this they are read from git once. One memo for the
 // process, every repository and both clients, bounded in bytes; the least recently read entries
 // are dropped over it (README “Security model”, Git content).
+import { ByteLru } from "./byte-lru";
 import { positiveSetting, type GitContentLimits } from "./content-limits";
 
 export const PACKAGE_MEMO_SETTING = "PORCH_PEPR_GIT_PACKAGE_MEMO_BYTES";
@@ -15,21 +16,21 @@ const FILE_OVERHEAD = 96;
 
 interface Entry {
   files: Readonly<Record<string, string>>;
-  bytes: number;
   count: number;
   total: number;
   largest: number;
 }
 
 export class PackageMemo {
-  private readonly entries = new Map<string, Entry>();
-  private held = 0;
+  private readonly entries: ByteLru<Entry>;
 
-  constructor(readonly maxBytes: number) {}
+  constructor(readonly maxBytes: number) {
+    this.entries = new ByteLru(maxBytes);
+  }
 
   /** Bytes the entries hold now (their text and names, estimated). */
   get bytes(): number {
-    return this.held;
+    return this.entries.bytes;
   }
 
   /**
@@ -38,8 +39,7 @@ export class PackageMemo {
    * break `limits` (tighter than when they were read: the read then says why).
    */
   get(scope: string, tree: string, limits: GitContentLimits): Record<string, string> | undefined {
-    const key = `${scope}\n${tree}`;
-    const entry = this.entries.get(key);
+    const entry = this.entries.get(`${scope}\n${tree}`);
     if (entry === undefined) return undefined;
     if (
       entry.count > limits.maxPackageFiles ||
@@ -47,9 +47,6 @@ export class PackageMemo {
       entry.largest > limits.maxFileBytes
     )
       return undefined;
-    // Most recently read last: Map keeps insertion order.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     return { ...entry.files };
   }
 
@@ -65,15 +62,8 @@ export class PackageMemo {
       total += size;
       largest = Math.max(largest, size);
     }
-    if (bytes > this.maxBytes / 8 || this.entries.has(key)) return;
     const count = Object.keys(files).length;
-    this.entries.set(key, { files: { ...files }, bytes, count, total, largest });
-    this.held += bytes;
-    for (const [oldest, entry] of this.entries) {
-      if (this.held <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.held -= entry.bytes;
-    }
+    this.entries.set(key, { files: { ...files }, count, total, largest }, bytes);
   }
 }
 

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { GitClient } from "../../../lib/git/client";
 import { CliGitClient } from "../../../lib/git/cli-client";
-import { CommitMemo } from "../../../lib/git/commit-memo";
+import { ByteLru } from "../../../lib/git/byte-lru";
+import { commitBytes } from "../../../lib/git/discovery-memos";
 import { IsoGitClient } from "../../../lib/git/iso-client";
 import { DEFAULT_CONTENT_LIMITS } from "../../../lib/git/content-limits";
 import { gitNetworkFromEnv } from "../../../lib/git/network";
@@ -93,15 +94,21 @@ describe("the commit memo", () => {
     committer: { name: "a", email: "a@x", timestamp: 0, timezoneOffset: 0 },
   });
 
-  it("is bounded by the bytes of its messages as well as its entries", () => {
-    const memo = new CommitMemo(1000, 64 * 1024);
+  it("is bounded by the bytes of its messages, names and emails", () => {
+    const memo = new ByteLru<ReturnType<typeof commit>>(64 * 1024);
+    const remember = (c: ReturnType<typeof commit>) => memo.set(c.oid, c, commitBytes(c));
     for (let i = 0; i < 100; i++) {
-      memo.remember(commit(`c${i}`, "m".repeat(4000)));
-      expect(memo.heldBytes).toBeLessThanOrEqual(64 * 1024);
+      remember(commit(`c${i}`, "m".repeat(3000)));
+      expect(memo.bytes).toBeLessThanOrEqual(64 * 1024);
     }
-    expect(memo.get("c99")?.message).toHaveLength(4000);
-    // Alone over the bound: returned, never kept.
-    memo.remember(commit("big", "b".repeat(64 * 1024)));
+    expect(memo.get("c99")?.message).toHaveLength(3000);
+    expect(memo.get("c0")).toBeUndefined(); // the least recently used went first
+    // Over an eighth of the bound alone: never kept.
+    remember(commit("big", "b".repeat(8 * 1024)));
     expect(memo.get("big")).toBeUndefined();
+    const longEmail = commit("email", "");
+    longEmail.author.email = "e".repeat(8 * 1024);
+    remember(longEmail);
+    expect(memo.get("email")).toBeUndefined();
   });
 });

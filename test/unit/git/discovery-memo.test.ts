@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { CommitInfo, GitClient, TreeEntry } from "../../../lib/git/client";
 import { DEFAULT_CONTENT_LIMITS } from "../../../lib/git/content-limits";
 import { Discovery, HEAD_LISTING_LIMIT } from "../../../lib/git/discovery";
+import { newDiscoveryMemos } from "../../../lib/git/discovery-memos";
 import { annotateMessage } from "../../../lib/git/layout";
 
 // A branch listing is worth keeping only while its commit is the branch's head; a fleet's
@@ -164,4 +165,25 @@ it("reads a package tree that many directories name once in a listing", async ()
   expect(listed.size).toBe(200);
   expect(new Set([...listed.values()].map(p => p.tree)).size).toBe(1);
   expect(reads).toHaveLength(2); // the root and the one package tree
+});
+
+// Kptfiles were kept per Repository with no byte bound (a long upstreamLock.git.repo kept whole
+// for each), and each Repository kept 16 MiB of commits of its own: a tenant's Repositories
+// multiplied both. One bound now holds for every Repository of the process.
+it("keeps the Kptfiles of every Repository within one byte bound", async () => {
+  const { client, commit } = fakeGit();
+  const bound = 256 * 1024;
+  const memos = newDiscoveryMemos(bound, bound);
+  const locked = (i: number, repo: string) =>
+    `${KPTFILE}upstreamLock:\n  type: git\n  git:\n    repo: https://example.com/${"r".repeat(10_000)}/${repo}/${i}.git\n`;
+  let listed = 0;
+  for (const repo of ["one", "two", "three"]) {
+    const dir: Dir = {};
+    for (let i = 0; i < 40; i++) dir[`p${i}`] = { Kptfile: locked(i, repo) };
+    const discovery = new Discovery(client, DEFAULT_CONTENT_LIMITS, repo, memos);
+    listed += (await discovery.packagesOnCommit(commit(dir), "")).size;
+  }
+  expect(listed).toBe(120); // about 20 KB kept for each read: 2.4 MB without the bound
+  expect(memos.kptfiles.bytes).toBeGreaterThan(0);
+  expect(memos.kptfiles.bytes).toBeLessThanOrEqual(bound);
 });
