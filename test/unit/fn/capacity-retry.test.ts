@@ -7,6 +7,7 @@ import {
 } from "../../../lib/fn/capacity-retry";
 import { failedRun } from "../../../lib/fn/pod";
 import { renderPackage } from "../../../lib/fn";
+import { responseFromOutput } from "../../../lib/fn/run-output";
 import type { FunctionRuntime } from "../../../lib/fn";
 
 const busy = (reason: string) => ({ status: "False", reason });
@@ -109,5 +110,13 @@ describe("a render whose function found no capacity", () => {
     const out = await renderPackage({ Kptfile: kptfile }, { runtime });
     expect(out.error?.reason).toBe("TooManyPods");
     expect(out.error?.message).toContain(`(pod runtime): TooManyPods: ${full}`);
+  });
+
+  it("keeps a process runtime's capacity reason (the built-in pool's full queue)", () => {
+    const outcome = { stdout: "", stderr: "", exitCode: 1, failure: "8 runs waiting" };
+    const request = { items: [], functionConfig: undefined };
+    expect(responseFromOutput(request, { ...outcome, capacity: "QueueFull" }).capacity).toBe(
+      "QueueFull",
+    );
   });
 });
