@@ -233,7 +233,8 @@ const unchanged = { kind: "unchanged" } as const;
  * wins and is rendered next) and then to the draft branch. A failed render keeps the last good content in
  * git unless the revision asks for push-on-render-failure. Files git cannot take (unsafe names,
  * over the git content limits: the webhook may have been down) stop at Rendered=False and
- * Ready=False until they change.
+ * Ready=False until they change. A render that failed for want of shared capacity runs again
+ * when its backoff is due (capacityRetry); until then this step requeues for that moment.
  */
 export async function reconcileRender(
   ctx: OperatorContext,
