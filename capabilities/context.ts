@@ -13,7 +13,7 @@ import {
 import type { Slots } from "../lib/controller/concurrency";
 import type { RenderLimits } from "../lib/fn/render-limits";
 import { WatchCache } from "../lib/controller/watch-cache";
-import type { CatalogSource, FunctionRuntime } from "../lib/fn";
+import type { CapacityRetries, CatalogSource, FunctionRuntime } from "../lib/fn";
 import { MutationChecks, VariantIndex } from "../lib/package-variant";
 import { SetIndex } from "../lib/package-variant-set";
 import { AccessReviews } from "./shared/access-reviews";
@@ -77,6 +77,8 @@ export interface RenderSettings {
    * → the catalog generation they failed under: rendered again under a newer one.
    */
   readonly catalogFailures: Map<string, number>;
+  /** Revisions whose last render failed for want of shared capacity: when to render again. */
+  readonly capacityRetries: CapacityRetries;
   /** A render's own bounds (lib/fn/render-limits.ts); the defaults when absent. */
   readonly limits?: RenderLimits;
 }

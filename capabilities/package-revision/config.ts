@@ -7,7 +7,7 @@ import {
 import { defaultPerNamespace } from "../../lib/controller/work-queue";
 import type { Cluster } from "../../lib/cluster/port";
 import type { Logger, RenderSettings } from "../context";
-import { createFunctionRuntime } from "../../lib/fn";
+import { CapacityRetries, createFunctionRuntime, DEFAULT_CAPACITY_BACKOFF } from "../../lib/fn";
 import { builtinPoolSettings } from "../../lib/fn/builtin-pool";
 import { renderLimitsFromEnv } from "../../lib/fn/render-limits";
 import { maxPodsFromEnv } from "../../lib/fn/pod";
@@ -57,6 +57,7 @@ export function renderSettings(cluster: Cluster, log: Logger): RenderSettings {
     }),
     catalog: functionCatalog,
     catalogFailures: new Map(),
+    capacityRetries: new CapacityRetries({ ...DEFAULT_CAPACITY_BACKOFF, random: Math.random }),
     limits: renderLimits.limits,
   };
 }

@@ -22,7 +22,10 @@ export const packageRevisionController = manager.controller({
   // An edit of a revision's files (same name) is content to commit and render.
   watches: [{ kind: "PackageRevisionResources", map: prr => [keyOf(prr)] }],
   reconcile: reconcilePackageRevision,
-  forget: (pr, ctx) => ctx.render.catalogFailures.delete(keyOf(pr)),
+  forget: (pr, ctx) => {
+    ctx.render.catalogFailures.delete(keyOf(pr));
+    ctx.render.capacityRetries.forget(keyOf(pr));
+  },
   concurrency: concurrency.workers,
 });
 

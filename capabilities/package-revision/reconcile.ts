@@ -9,7 +9,7 @@ import { refreshLatestLabels } from "../shared/latest-revision-labels";
 import { reconcileApprovalPolicy } from "./approval-policy";
 import { reconcileFinalizer } from "./finalizer";
 import { reconcileLifecycle } from "./lifecycle";
-import { reconcileRender } from "./render";
+import { capacityRequeue, reconcileRender } from "./render";
 import { announceDraft, reconcileSource } from "./source";
 import { stateOutcome } from "./status";
 
@@ -82,6 +82,9 @@ async function reconcileSteps(
       // Its source rendered it.
       const stated = await stateOutcome(ctx, pr, source);
       if (stated) await announceDraft(ctx, pr, stated, source);
+      // Rendered later, when shared capacity may be free; the lifecycle waits for it.
+      const retry = capacityRequeue(ctx, pr, source.verdict);
+      if (retry) return retry;
       break;
     }
     default: {
@@ -101,6 +104,7 @@ export async function runRender(
   const render = await reconcileRender(ctx, pr, store);
   if (render.kind === "requeue") return { requeueAfterMs: render.requeueAfterMs };
   await stateOutcome(ctx, pr, render);
+  if (render.kind === "rendered") return capacityRequeue(ctx, pr, render.verdict);
 }
 
 /** The lifecycle step, stated; a publish then moves the package's latest-revision labels. */

@@ -5,7 +5,15 @@ import {
   PackageRevisionResources,
   PackageRevisionResourcesKind,
 } from "../../crd-types";
-import { CATALOG_FAILURE_REASONS, renderPackage } from "../../lib/fn";
+import {
+  CATALOG_FAILURE_REASONS,
+  capacityDecision,
+  isCapacityReason,
+  renderPackage,
+  retryNote,
+  type CapacityDecision,
+} from "../../lib/fn";
+import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { findCondition } from "../../lib/kubernetes/conditions";
 import { isGitStoreError, type ContentStore } from "../../lib/git";
 import { isPermanentError, PermanentError } from "../../lib/controller/permanent-error";
@@ -51,7 +59,8 @@ export interface RenderedPackage {
 /**
  * Renders `files`. Rendered files git cannot take (unsafe names, over the git content limits)
  * throw PermanentError (UnsafeFileNames, ContentTooLarge): nothing of this render is kept. A render that fails for want of a function
- * is remembered with the catalog generation it ran under (see catalogRetry).
+ * is remembered with the catalog generation it ran under (see catalogRetry); one that fails for
+ * want of shared capacity, with when to render again (capacityRequeue), and its message says so.
  */
 export async function renderFiles(
   ctx: OperatorContext,
@@ -68,6 +77,11 @@ export async function renderFiles(
   if (reason && CATALOG_FAILURE_REASONS.includes(reason))
     ctx.render.catalogFailures.set(keyOf(pr), generation);
   else ctx.render.catalogFailures.delete(keyOf(pr));
+  let message = out.error?.message ?? "render failed";
+  if (isCapacityReason(reason)) {
+    const nowMs = ctx.now().getTime();
+    message = `${message}; ${retryNote(ctx.render.capacityRetries.failed(keyOf(pr), nowMs), nowMs)}`;
+  } else ctx.render.capacityRetries.forget(keyOf(pr));
   const keep = out.ok || pr.metadata?.annotations?.[PUSH_ON_RENDER_FAILURE] === "true";
   if (keep) {
     assertSafeFileNames(out.files, "the rendered files");
@@ -82,11 +96,7 @@ export async function renderFiles(
     renderStatus: { result: out.results, ...(out.error && { error: out.error.message }) },
     verdict: out.ok
       ? { ok: true, functions: out.steps.length }
-      : {
-          ok: false,
-          reason: out.error?.reason ?? "RenderFailed",
-          message: out.error?.message ?? "render failed",
-        },
+      : { ok: false, reason: reason ?? "RenderFailed", message },
   };
 }
 
@@ -179,6 +189,29 @@ function catalogRetry(ctx: OperatorContext, pr: PackageRevision): boolean {
   return ctx.render.catalogFailures.get(keyOf(pr)) !== ctx.render.catalog.current().generation;
 }
 
+/**
+ * Whether the files are to be rendered again although they did not change because the last
+ * render failed for want of shared capacity (TooManyPods, QueueFull, PodBusy): when its backoff
+ * is due, or at once when this process remembers no retry (a restart; the bounded memory of
+ * retries dropped it), as catalogRetry does.
+ */
+function capacityRetry(ctx: OperatorContext, pr: PackageRevision): CapacityDecision {
+  const rendered = findCondition(pr.status?.conditions, "Rendered");
+  const pending = ctx.render.capacityRetries.get(keyOf(pr));
+  return capacityDecision(rendered, pending, ctx.now().getTime());
+}
+
+/** After a render that failed for want of shared capacity is stated: come back when it is due. */
+export function capacityRequeue(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  verdict: RenderVerdict,
+): ReconcileResult | undefined {
+  if (verdict.ok || !isCapacityReason(verdict.reason)) return undefined;
+  const due = ctx.render.capacityRetries.get(keyOf(pr))?.dueAtMs;
+  return due === undefined ? undefined : { requeueAfterMs: Math.max(0, due - ctx.now().getTime()) };
+}
+
 /** Whether git still holds the revision as a Draft or Proposed (not published yet). */
 async function unpublishedInGit(pr: PackageRevision, store: ContentStore): Promise<boolean> {
   const info = await store.findRevision(gitKey(pr));
@@ -200,7 +233,8 @@ const unchanged = { kind: "unchanged" } as const;
  * wins and is rendered next) and then to the draft branch. A failed render keeps the last good content in
  * git unless the revision asks for push-on-render-failure. Files git cannot take (unsafe names,
  * over the git content limits: the webhook may have been down) stop at Rendered=False and
- * Ready=False until they change.
+ * Ready=False until they change. A render that failed for want of shared capacity runs again
+ * when its backoff is due (capacityRetry); until then this step requeues for that moment.
  */
 export async function reconcileRender(
   ctx: OperatorContext,
@@ -213,11 +247,21 @@ export async function reconcileRender(
   const publishing = lifecycle === "Published" && (pr.status?.revision ?? 0) === 0;
   if (lifecycle !== "Draft" && lifecycle !== "Proposed" && !publishing) return unchanged;
   if (pr.spec?.source && !pr.status?.creationSource) return unchanged;
-  const retry = catalogRetry(ctx, pr);
-  if (!retry && !filesChanged(ctx, pr)) return unchanged;
+  const capacity = capacityRetry(ctx, pr);
+  const retry = catalogRetry(ctx, pr) || capacity.kind === "now";
+  // A capacity retry not due yet: come back then (another event cleared the queue's timer).
+  const idle =
+    capacity.kind === "wait"
+      ? { kind: "requeue" as const, requeueAfterMs: capacity.afterMs }
+      : unchanged;
+  if (!retry && !filesChanged(ctx, pr)) return idle;
   const prr = await ctx.cluster.get(PackageRevisionResourcesKind, refOf(pr));
   const version = prr?.metadata?.resourceVersion;
-  if (!prr || (!retry && version === pr.status?.observedPrrResourceVersion)) return unchanged;
+  if (!prr) return unchanged;
+  // New files start the capacity backoff over.
+  if (version !== pr.status?.observedPrrResourceVersion)
+    ctx.render.capacityRetries.forget(keyOf(pr));
+  else if (!retry) return idle;
   // So is a proposal asked to be published: an edit made just before must not be left out.
   if (publishing && !(await unpublishedInGit(pr, store))) return unchanged;
   // Every render slot taken, or this namespace's share of them: come back later rather than

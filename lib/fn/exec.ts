@@ -6,6 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inputLimitProblem, type FunctionBound } from "./bounds";
+import type { CapacityReason } from "./capacity-retry";
 
 export interface ExecLimits {
   /** Kill the process after this long (default 60 s). */
@@ -26,6 +27,8 @@ export interface ExecOutcome {
   failure?: string;
   /** Set when `failure` is a bound the function exceeded. */
   bound?: FunctionBound;
+  /** Set when the run failed for want of shared capacity (lib/fn/capacity-retry.ts). */
+  capacity?: CapacityReason;
 }
 
 export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;

@@ -1,6 +1,15 @@
 // Public API of the KRM function runtime (`kpt fn render` for in-memory packages).
 export { renderPackage, type RenderFailure, type RenderOptions, type RenderOutput } from "./render";
 export { CATALOG_FAILURE_REASONS } from "./pipeline";
+export {
+  CapacityRetries,
+  capacityDecision,
+  DEFAULT_CAPACITY_BACKOFF,
+  isCapacityReason,
+  retryNote,
+  type CapacityDecision,
+  type CapacityReason,
+} from "./capacity-retry";
 export type { RenderFailureReason, RenderStep, Stage } from "./pipeline";
 export {
   createFunctionRuntime,

@@ -2,6 +2,7 @@
 // package's resources (its own plus its subpackages' rendered ones), as kpt's runPipeline.
 import { krmMeta } from "../krm/documents";
 import { FUNCTION_BOUNDS, type FunctionBound } from "./bounds";
+import type { CapacityReason } from "./capacity-retry";
 import { RENDER_TIMEOUT_VARIABLE, type RenderBound, type RenderLimits } from "./render-limits";
 import { fileNameProblem, printableName } from "../packages/file-names";
 import { describeFunction } from "./kptfile";
@@ -33,8 +34,9 @@ export interface RenderStep {
 /**
  * Why a render failed, as a condition reason: the package itself is wrong, the function catalog
  * runs no such exec function (ExecDenied) or cannot run that image (FunctionUnavailable), a
- * function exceeded one of its bounds (lib/fn/bounds.ts), or a function failed. The catalog
- * reasons and the bounds (the catalog sets them) may heal when the administrator changes it.
+ * function exceeded one of its bounds (lib/fn/bounds.ts), shared capacity was busy
+ * (lib/fn/capacity-retry.ts), or a function failed. The catalog reasons and the bounds (the
+ * catalog sets them) may heal when the administrator changes it; capacity, by itself.
  */
 export type RenderFailureReason =
   | "InvalidKptfile"
@@ -42,6 +44,7 @@ export type RenderFailureReason =
   | "FunctionUnavailable"
   | FunctionBound
   | RenderBound
+  | CapacityReason
   | "RenderFailed";
 
 /** The render failures a change of the function catalog may heal. */
@@ -155,7 +158,8 @@ async function runFunction(
   if (response.results.length > 0) result.results = response.results;
   addFunctionResult(ctx.resultList, result);
   ctx.steps.push({ package: pkg.dir, stage, index, function: fn, runtime, result });
-  if (response.exitCode !== 0) throw fail(failureReason(response), response.bound, runtime);
+  if (response.exitCode !== 0)
+    throw fail(failureReason(response), response.bound ?? response.capacity, runtime);
   return response;
 }
 

@@ -22,6 +22,7 @@ export function responseFromOutput(request: RunRequest, outcome: ExecOutcome): R
       stderr,
       failure: outcome.failure,
       ...(outcome.bound && { bound: outcome.bound }),
+      ...(outcome.capacity && { capacity: outcome.capacity }),
     };
   }
   let parsed;

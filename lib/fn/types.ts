@@ -3,6 +3,7 @@
 // Documents so comments and field order survive).
 import type { Document } from "yaml";
 import type { FunctionBound } from "./bounds";
+import type { CapacityReason } from "./capacity-retry";
 import type { ResultItem } from "./results";
 
 /** A package: file path (relative to the root package, "/"-separated) → file content. */
@@ -82,4 +83,6 @@ export interface RunResponse {
   failure?: string;
   /** Set when `failure` is a bound the function exceeded. */
   bound?: FunctionBound;
+  /** Set when the run failed for want of shared capacity, not for its input. */
+  capacity?: CapacityReason;
 }

@@ -9,8 +9,10 @@ import { Slots } from "../../lib/controller/concurrency";
 import { WatchCache } from "../../lib/controller/watch-cache";
 import {
   BUILTIN_FUNCTIONS,
+  CapacityRetries,
   CatalogHolder,
   createFunctionRuntime,
+  DEFAULT_CAPACITY_BACKOFF,
   type FunctionRuntime,
 } from "../../lib/fn";
 import type { ContentStore } from "../../lib/git";
@@ -123,6 +125,8 @@ export async function testOperator(options: TestOperatorOptions = {}): Promise<T
       runtime: options.runtime ?? createFunctionRuntime({ catalog }),
       catalog,
       catalogFailures: new Map(),
+      // Jitter fixed at the middle: a retry's delay is three quarters of its full backoff.
+      capacityRetries: new CapacityRetries({ ...DEFAULT_CAPACITY_BACKOFF, random: () => 0.5 }),
     },
     now: clock.now,
     gitCacheRoot: join(tmp, "cache"),

@@ -43,12 +43,17 @@ interface PoolWorker {
 }
 
 const ok = (stdout: string): ExecOutcome => ({ stdout, stderr: "", exitCode: 0 });
-const failed = (failure: string, bound?: ExecOutcome["bound"]): ExecOutcome => ({
+const failed = (
+  failure: string,
+  bound?: ExecOutcome["bound"],
+  capacity?: ExecOutcome["capacity"],
+): ExecOutcome => ({
   stdout: "",
   stderr: "",
   exitCode: 1,
   failure,
   ...(bound && { bound }),
+  ...(capacity && { capacity }),
 });
 
 export class BuiltinPool {
@@ -73,6 +78,8 @@ export class BuiltinPool {
     if (!worker)
       return failed(
         `the built-in function pool has ${this.options.maxWaiting} runs waiting already`,
+        undefined,
+        "QueueFull",
       );
     try {
       return await this.#runOn(

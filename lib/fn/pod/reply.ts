@@ -1,6 +1,7 @@
 // The wrapper's answer (hack/functions/wrapper: POST /run) as a RunResponse, and every way a
 // pod run can fail as one message naming the image, the runtime and the reason.
 import type { FunctionBound } from "../bounds";
+import { isCapacityReason } from "../capacity-retry";
 import type { ExecOutcome } from "../exec";
 import { responseFromOutput } from "../run-output";
 import type { RunRequest, RunResponse } from "../types";
@@ -46,7 +47,15 @@ const BOUNDS: Partial<Record<PodFailureReason, FunctionBound>> = {
 export function failedRun(image: string, reason: PodFailureReason, detail: string): RunResponse {
   const failure = podFailure(image, reason, detail);
   const bound = BOUNDS[reason];
-  return { items: [], results: [], exitCode: 1, failure, ...(bound && { bound }) };
+  const capacity = isCapacityReason(reason) ? reason : undefined;
+  return {
+    items: [],
+    results: [],
+    exitCode: 1,
+    failure,
+    ...(bound && { bound }),
+    ...(capacity && { capacity }),
+  };
 }
 
 /** What the operator's HTTP call to the wrapper came to (capabilities/shared/function-pods). */

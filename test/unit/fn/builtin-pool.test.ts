@@ -95,6 +95,33 @@ describe("the built-in pool's own logic (a worker of the test's)", () => {
     expect([pool.workers, pool.heldMiB]).toEqual([2, 64]);
   });
 
+  it("fails a run past its wait queue as QueueFull, capacity rather than a bound", async () => {
+    const pool = newPool(fakeWorker, 32);
+    // One run holds the only worker the budget allows, eight wait (maxWaiting), the tenth is refused.
+    const runs = Array.from({ length: 10 }, (_, i) =>
+      pool.run("echo", String(i), limits({ maxMemoryMiB: 32 })),
+    );
+    const outcomes = await Promise.all(runs);
+    expect(outcomes.slice(0, 9).map(r => r.stdout)).toEqual([
+      "0",
+      "1",
+      "2",
+      "3",
+      "4",
+      "5",
+      "6",
+      "7",
+      "8",
+    ]);
+    expect(outcomes[9]).toEqual({
+      stdout: "",
+      stderr: "",
+      exitCode: 1,
+      failure: "the built-in function pool has 8 runs waiting already",
+      capacity: "QueueFull",
+    });
+  });
+
   it("stops idle workers to make room for a run of another heap size", async () => {
     const pool = newPool(fakeWorker, 64);
     await Promise.all(["a", "b"].map(i => pool.run("echo", i, limits({ maxMemoryMiB: 32 }))));

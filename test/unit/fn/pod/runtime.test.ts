@@ -137,6 +137,8 @@ describe("the Pod runtime's pool", () => {
     expect(refused.failure).toBe(
       'function image "localhost/porch-pepr/other:abc" (pod runtime): TooManyPods: 1 function Pods run already, none of them idle, and at most 1 may (PORCH_PEPR_FN_MAX_PODS)',
     );
+    // Capacity, not a bound of the function: the render is retried on its own.
+    expect([refused.capacity, refused.bound]).toEqual(["TooManyPods", undefined]);
     hold?.();
     expect((await busy).failure).toBeUndefined();
 
@@ -189,6 +191,7 @@ describe("the Pod runtime's pool", () => {
     expect(failures).toEqual([
       `function image "${fn.image}" (pod runtime): QueueFull: 3 runs already wait for Pod ${(await pods(cluster))[0].metadata?.name} (at most 3)`,
     ]);
+    expect(responses.map(r => r.capacity).filter(Boolean)).toEqual(["QueueFull"]);
   });
 
   it("adopts a Ready Pod an earlier process left, instead of making one", async () => {
