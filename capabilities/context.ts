@@ -20,6 +20,7 @@ import { AccessReviews } from "./shared/access-reviews";
 import { ContentStores } from "./shared/content-stores";
 import { Discovery } from "./shared/discovery";
 import type { RevisionCache } from "./shared/revision-cache";
+import { newRenderStatuses, type RenderStatuses } from "../lib/package-revision/render-statuses";
 
 type LogFn = (message: string, fields?: Record<string, unknown>) => void;
 
@@ -36,14 +37,6 @@ export interface Logger {
 
 /** Every PackageVariant the capability's watch delivered, by the set UID they are labelled with. */
 export type VariantCache = WatchCache<PackageVariant>;
-
-type RenderStatus = NonNullable<PackageRevisionResources["status"]>["renderStatus"];
-
-/**
- * Render status by revision name, as of the PackageRevisionResources version its revision says
- * was last rendered: a status write re-reads the (large) resources object only after a render.
- */
-export type RenderStatuses = Map<string, { version: string; renderStatus: RenderStatus }>;
 
 /** What the controllers keep between reconciles: caches fed by watches, and indexes. */
 export interface Caches {
@@ -121,7 +114,7 @@ export function createContext(parts: ContextParts): OperatorContext {
     variants: parts.variants,
     variantIndex: new VariantIndex(),
     setIndex: new SetIndex(),
-    renderStatuses: new Map(),
+    renderStatuses: newRenderStatuses(),
     mutationChecks: new MutationChecks(),
     resources: new WatchCache<PackageRevisionResources>({}),
     sets: new WatchCache<PackageVariantSet>({}),

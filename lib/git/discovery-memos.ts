@@ -4,7 +4,7 @@
 // memos of 16 MiB each grew with every one; Kptfiles were kept with no byte bound at all (a
 // megabyte-long upstreamLock.git.repo per Kptfile kept a megabyte each).
 import type { KptfileRead } from "../kpt/kptfile-read";
-import { ByteLru } from "./byte-lru";
+import { ByteLru } from "../byte-lru";
 import type { CommitInfo } from "./client";
 
 /** Commits of every Repository's listings: their messages read the publish records. */

@@ -3,7 +3,7 @@
 // upstream revisions for each of them; with this they are read from git once. One memo for the
 // process, every repository and both clients, bounded in bytes; the least recently read entries
 // are dropped over it (README “Security model”, Git content).
-import { ByteLru } from "./byte-lru";
+import { ByteLru } from "../byte-lru";
 import { positiveSetting, type GitContentLimits } from "./content-limits";
 
 export const PACKAGE_MEMO_SETTING = "PORCH_PEPR_GIT_PACKAGE_MEMO_BYTES";

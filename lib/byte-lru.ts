@@ -1,7 +1,7 @@
 // Values kept by key up to a number of bytes (as their owner estimates them); the least
-// recently used go first. One of these serves each process-wide memo of immutable git data
-// (packages, commits, Kptfiles by object id), so what every Repository of every tenant keeps
-// has one bound, not one per Repository.
+// recently used go first. Each process-wide memo of what tenants' objects hold (packages,
+// commits, Kptfiles by object id; render statuses) is one of these, so what every tenant keeps
+// has one bound, not one per Repository or per object.
 
 export class ByteLru<V> {
   private readonly entries = new Map<string, { value: V; bytes: number }>();
@@ -18,6 +18,21 @@ export class ByteLru<V> {
     return this.held;
   }
 
+  get size(): number {
+    return this.entries.size;
+  }
+
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
+    this.entries.delete(key);
+    this.held -= entry.bytes;
+  }
+
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
@@ -27,14 +42,13 @@ export class ByteLru<V> {
     return entry.value;
   }
 
-  /** Keeps `value` unless it alone would take more than its share; drops the oldest over the bound. */
+  /**
+   * Keeps `value` unless it alone would take more than its share (then what the key held is
+   * forgotten); drops the least recently used over the bound.
+   */
   set(key: string, value: V, bytes: number): void {
-    if (bytes > this.maxBytes / this.maxShare) return;
-    const old = this.entries.get(key);
-    if (old !== undefined) {
-      this.entries.delete(key);
-      this.held -= old.bytes;
-    }
+    if (bytes > this.maxBytes / this.maxShare) return this.delete(key);
+    this.delete(key);
     this.entries.set(key, { value, bytes });
     this.held += bytes;
     for (const [oldest, entry] of this.entries) {
