@@ -78,7 +78,7 @@ describe("one PackageVariant's creation", () => {
   const writes = (calls: string[]) =>
     calls.filter(c => !c.startsWith("get ") && !c.startsWith("list "));
 
-  it("costs 8 API requests until the variant is Ready and nothing is left to do", async () => {
+  it("costs 7 API requests until the variant is Ready and nothing is left to do", async () => {
     await publishedUpstream();
     await seed(
       h.cluster,
@@ -128,12 +128,12 @@ describe("one PackageVariant's creation", () => {
     // PackageRevision controller would patch in (a LIST of the package's revisions before), the
     // source's outcome is stated in one status apply (two before: render, then core), the
     // variant's check knows from the source that the files it wrote carry its mutations (it read
-    // them before), and the variant's status reuses the render status the render kept.
+    // them before), and the variant's status is written once, Ready with the render status the
+    // render kept (not first as waiting for the draft's source).
     const draftName = `${NS}/${draft.metadata?.name}`;
     expect(requests).toEqual([
       `create PackageRevision ${draftName}`,
       "event PackageVariant ns/pv",
-      "patch PackageVariant ns/pv (status)",
       `apply PackageRevisionResources ${draftName}`,
       `apply PackageRevisionResources ${draftName} (status)`,
       `apply PackageRevision ${draftName}`,
