@@ -118,7 +118,8 @@ export function createContext(parts: ContextParts): OperatorContext {
     mutationChecks: new MutationChecks(),
     resources: new WatchCache<PackageRevisionResources>({}),
     sets: new WatchCache<PackageVariantSet>({}),
-    repositories: new WatchCache<Repository>({}),
+    // By namespace: a set's templates read its namespace's Repositories at every reconcile.
+    repositories: new WatchCache<Repository>({ namespace: r => r.metadata?.namespace }),
   };
   // The kinds whose caches hold whole objects: a reconcile reads them there (lib/cluster/cached-reads.ts).
   const cluster = withCachedReads(parts.cluster, [

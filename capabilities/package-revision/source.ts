@@ -35,7 +35,11 @@ import { MANAGER } from "./status";
 import { renderFiles, syncKptfile, writeRenderStatus, type RenderedPackage } from "./render";
 import { isConflict } from "../../lib/cluster/errors";
 import { contentOf, SourceError } from "../shared/revision-content";
-import { withVariantMutations } from "./variant-mutations";
+import {
+  noteSourceMutations,
+  withVariantMutations,
+  type SourceMutations,
+} from "./variant-mutations";
 
 type CreationSource = "init" | "clone" | "copy" | "upgrade";
 
@@ -43,6 +47,8 @@ interface SourceResult {
   creationSource: CreationSource;
   files: Record<string, string>;
   conflicts?: MergeConflict[];
+  /** Whose mutations the files carry (a variant's draft). */
+  mutations?: SourceMutations;
 }
 
 const packagePathOf = (pr: PackageRevision) => pr.spec?.packageName ?? "";
@@ -236,7 +242,8 @@ async function fetchSource(
   try {
     const made = await executeSource(ctx, pr, repo);
     // A variant's draft is made with its mutations: one render, one commit.
-    const result = { ...made, files: await withVariantMutations(ctx, pr, made.files) };
+    const mutations = await withVariantMutations(ctx, pr, made.files);
+    const result = { ...made, files: mutations.files, mutations };
     // Names from git or another revision's files: git would refuse them, or worse, take them.
     assertSafeFileNames(result.files, "the source's files");
     return result;
@@ -277,6 +284,7 @@ async function commitSource(
     if (isConflict(error)) return written;
     throw error;
   });
+  if (result.mutations) noteSourceMutations(ctx, pr, result.mutations, observed);
   await syncKptfile(ctx, pr, files);
   const kptfile = readKptfile(files.Kptfile ?? "");
   return {

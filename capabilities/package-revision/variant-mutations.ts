@@ -1,8 +1,16 @@
-import { PackageRevision, PackageVariantKind } from "../../crd-types";
+import { PackageRevision, PackageRevisionResources, PackageVariantKind } from "../../crd-types";
+import { keyOf } from "../../lib/controller/manager";
 import { errorMessage } from "../../lib/errors";
-import { mutatesAtSource, sourceMutationsOwner } from "../../lib/package-variant";
+import { MutationChecks, mutatesAtSource, sourceMutationsOwner } from "../../lib/package-variant";
 import type { OperatorContext } from "../context";
 import { mutated, variantSpecProblems } from "../shared/variant-mutations";
+
+/** The source's files, and the variant whose mutations they carry (none: left to the variant). */
+export interface SourceMutations {
+  files: Record<string, string>;
+  /** The variant's UID and generation, when its mutations were applied and injected nothing. */
+  appliedBy?: { uid?: string; generation?: number };
+}
 
 /**
  * A PackageVariant's new draft: the source's files with the variant's mutations (package
@@ -17,19 +25,46 @@ export async function withVariantMutations(
   ctx: OperatorContext,
   pr: PackageRevision,
   files: Record<string, string>,
-): Promise<Record<string, string>> {
+): Promise<SourceMutations> {
   const owner = sourceMutationsOwner(pr);
-  if (!owner) return files;
+  if (!owner) return { files };
   const ref = { namespace: pr.metadata?.namespace, name: owner.name };
   // The variants' watch cache where this process watches them (it made the draft a moment ago);
   // the API otherwise. A cached spec a moment old is repaired by the variant's own check.
   const pv = ctx.caches.variants.named(ref) ?? (await ctx.cluster.get(PackageVariantKind, ref));
-  if (!pv || !mutatesAtSource(pr, pv)) return files;
-  if ((await variantSpecProblems(ctx, pv)).length > 0) return files;
+  if (!pv || !mutatesAtSource(pr, pv)) return { files };
+  if ((await variantSpecProblems(ctx, pv)).length > 0) return { files };
   try {
-    return (await mutated(ctx, pv, pr, files)).result.files;
+    const { result, injected } = await mutated(ctx, pv, pr, files);
+    // Injected objects are watched from the variant's check, which reads them: it runs then.
+    const { uid, generation } = pv.metadata ?? {};
+    return {
+      files: result.files,
+      ...(injected.length === 0 && { appliedBy: { uid, generation } }),
+    };
   } catch (error) {
     ctx.log.debug(`${pr.metadata?.name}: mutations left to its variant: ${errorMessage(error)}`);
-    return files;
+    return { files };
   }
+}
+
+/**
+ * Once the mutated files are written (`written`, with its render status): the variant's check
+ * of this version of the files, at this generation of the variant, has nothing to change, so
+ * it need not read them (lib/package-variant/mutation-checks.ts). An edit of the files since,
+ * or a new generation of the variant, has another stamp: the check reads and mutates again.
+ * Kept in this process, as the check's own findings are: after a restart the check reads once.
+ */
+export function noteSourceMutations(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  mutations: SourceMutations,
+  written: PackageRevisionResources,
+): void {
+  if (!mutations.appliedBy) return;
+  const stamp = MutationChecks.stamp(
+    { metadata: mutations.appliedBy },
+    written.metadata?.resourceVersion,
+  );
+  ctx.caches.mutationChecks.record(keyOf(pr), stamp, true);
 }

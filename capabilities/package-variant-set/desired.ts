@@ -36,8 +36,18 @@ async function findUpstream(
   return selectUpstream(revisions, upstream);
 }
 
+/**
+ * The namespace's Repositories, from the watch's cache (primed by one LIST): a set reconciles
+ * at every change of its variants, and a LIST each time was a request per variant or so at
+ * fan-out. A Repository's event updates the cache before it enqueues the sets it concerns.
+ */
 async function repositoriesOf(ctx: OperatorContext, namespace: string) {
-  const list = await ctx.cluster.list(RepositoryKind, { namespace });
+  const cache = ctx.caches.repositories;
+  await cache.prime(namespace, () => ctx.cluster.list(RepositoryKind, { namespace }));
+  // In name order, as a LIST answers: what the templates see does not depend on event order.
+  const list = cache
+    .by("namespace", namespace)
+    .sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""));
   return new Map(list.map(r => [r.metadata?.name ?? "", toCelObject(r)]));
 }
 

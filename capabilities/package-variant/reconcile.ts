@@ -3,6 +3,7 @@ import { errorMessage } from "../../lib/errors";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import {
   DownstreamStep,
+  firstStatusWaits,
   InClusterRef,
   MutationError,
   planPackageVariant,
@@ -211,7 +212,8 @@ export async function reconcilePackageVariant(
     }
   }
   variants.setInjected(key, injected);
-  await writeVariantStatus(ctx, pv, outcome);
+  // A new variant's first news is its draft made, not that it waits for the draft's source.
+  if (!firstStatusWaits(pv.status, outcome)) await writeVariantStatus(ctx, pv, outcome);
   if (transient) throw transient;
   if (recheck) return { requeueAfterMs: RENDER_RECHECK_MS };
 }

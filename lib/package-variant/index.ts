@@ -72,7 +72,7 @@ export type {
 } from "./state";
 export { VariantIndex } from "./variant-index";
 export { revisionRelevance } from "./watch-relevance";
-export { renderVerdict, stepVerdict, variantConditions } from "./readiness";
+export { firstStatusWaits, renderVerdict, stepVerdict, variantConditions } from "./readiness";
 export type { VariantOutcome } from "./readiness";
 export {
   PACKAGE_VARIANT_LABEL,

@@ -112,3 +112,31 @@ export function variantConditions(outcome: VariantOutcome): ConditionInput[] {
       };
   return [stalled, ready];
 }
+
+/**
+ * Whether the status stating `outcome` is left unwritten: the variant's status was never
+ * written (no observedGeneration: every reader sees a variant not processed yet, the set
+ * counts its target Unknown either way), and all it would say is that its drafts wait for
+ * their source. The next news (the draft made and rendered, or its source failed) is written
+ * instead: one request per variant less at fan-out (docs/api-usage.md, “Requests per
+ * variant”). Anything else, or a status already written, is stated as it is.
+ */
+export function firstStatusWaits(
+  status: { observedGeneration?: number; conditions?: unknown[] } | undefined,
+  outcome: VariantOutcome,
+): boolean {
+  const quiet =
+    !outcome.stalled &&
+    outcome.errors.length === 0 &&
+    !outcome.unavailable?.length &&
+    !outcome.renderFailed?.length &&
+    !outcome.upstreamUnknown?.length;
+  const awaitingSource = outcome.targets.map(sourcePendingMessage);
+  return (
+    status?.observedGeneration === undefined &&
+    !status?.conditions?.length &&
+    quiet &&
+    outcome.pending.length > 0 &&
+    outcome.pending.every(message => awaitingSource.includes(message))
+  );
+}

@@ -1,10 +1,12 @@
 import type { PackageRevision } from "../../../crd-types";
 import {
+  firstStatusWaits,
   planPackageVariant,
   renderVerdict,
   stepVerdict,
   variantConditions,
 } from "../../../lib/package-variant";
+import { sourcePendingMessage } from "../../../lib/package-variant/state";
 import { revision, upstreamRevision, variant } from "./fixtures";
 
 const upstream = upstreamRevision(2);
@@ -154,5 +156,31 @@ describe("Ready follows the downstream draft's render", () => {
     const published = rendered("False", "1");
     published.spec = { ...published.spec, lifecycle: "Published" };
     expect(renderVerdict(published, "9")).toEqual({});
+  });
+});
+
+describe("firstStatusWaits: a new variant's first status is its draft made", () => {
+  const target = "deployments.app.packagevariant-1";
+  const awaiting = { errors: [], pending: [sourcePendingMessage(target)], targets: [target] };
+
+  it("leaves unwritten a first status that only says the draft waits for its source", () => {
+    expect(firstStatusWaits(undefined, awaiting)).toBe(true);
+    expect(firstStatusWaits({}, awaiting)).toBe(true);
+  });
+
+  it("writes a status already written once, whatever it said", () => {
+    expect(firstStatusWaits({ observedGeneration: 1 }, awaiting)).toBe(false);
+    expect(firstStatusWaits({ conditions: [{ type: "Ready" }] }, awaiting)).toBe(false);
+  });
+
+  it("writes any other news: ready, a failure, a render pending, stalled", () => {
+    expect(firstStatusWaits(undefined, { ...awaiting, pending: [] })).toBe(false);
+    expect(firstStatusWaits(undefined, { ...awaiting, errors: ["boom"] })).toBe(false);
+    expect(firstStatusWaits(undefined, { ...awaiting, stalled: "invalid" })).toBe(false);
+    expect(firstStatusWaits(undefined, { ...awaiting, unavailable: ["down"] })).toBe(false);
+    expect(firstStatusWaits(undefined, { ...awaiting, renderFailed: ["x"] })).toBe(false);
+    expect(firstStatusWaits(undefined, { ...awaiting, upstreamUnknown: ["x"] })).toBe(false);
+    const rendering = `waiting for PackageRevision "${target}" to render its current resources`;
+    expect(firstStatusWaits(undefined, { ...awaiting, pending: [rendering] })).toBe(false);
   });
 });
