@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { GitClient } from "../../../lib/git/client";
 import { CliGitClient } from "../../../lib/git/cli-client";
-import { ByteLru } from "../../../lib/git/byte-lru";
+import { ByteLru } from "../../../lib/byte-lru";
 import { commitBytes } from "../../../lib/git/discovery-memos";
 import { IsoGitClient } from "../../../lib/git/iso-client";
 import { DEFAULT_CONTENT_LIMITS } from "../../../lib/git/content-limits";
