@@ -111,18 +111,34 @@ const parentOf = (pid: number): number | undefined => {
 };
 
 /**
- * The process running the module: Pepr's controller.js (the container's first process) forks
- * it, so it is the one whose parent is in the container too; the first while there is no child.
+ * Of a container's processes, the one running the module: Pepr's controller.js (the container's
+ * first process) forks it, so it is the one whose parent is in the container too; the first
+ * while there is no child.
  */
+export function moduleProcessOf(
+  pids: number[],
+  parent: (pid: number) => number | undefined,
+): number | undefined {
+  const inside = new Set(pids);
+  return pids.find(pid => inside.has(parent(pid) ?? 0)) ?? pids[0];
+}
+
 function moduleProcess(dir: string): number | undefined {
-  let pids: number[];
+  let procs: string;
   try {
-    pids = readFileSync(join(dir, "cgroup.procs"), "utf8").split("\n").filter(Boolean).map(Number);
+    procs = readFileSync(join(dir, "cgroup.procs"), "utf8");
   } catch {
     return undefined; // the container went meanwhile
   }
-  const inside = new Set(pids);
-  return pids.find(pid => inside.has(parentOf(pid) ?? 0)) ?? pids[0];
+  return moduleProcessOf(procs.split("\n").filter(Boolean).map(Number), parentOf);
+}
+
+/** Restarts between two reads of the watcher Pod: a replaced Pod counts once, and its own. */
+export function restartsBetween(
+  before: Pick<WatcherPod, "uid" | "restarts">,
+  now: Pick<WatcherPod, "uid" | "restarts">,
+): number {
+  return before.uid === now.uid ? now.restarts - before.restarts : now.restarts + 1;
 }
 
 const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
@@ -188,10 +204,8 @@ export class PodMeter {
     this.#sample();
     await this.refresh();
     this.#sample();
-    const before = this.#startPod;
     const now = this.#pod!;
-    const replaced = before !== undefined && before.uid !== now.uid;
-    const restarts = replaced ? now.restarts + 1 : now.restarts - (before?.restarts ?? 0);
+    const restarts = restartsBetween(this.#startPod ?? now, now);
     return {
       peakMemoryMb: mb(this.#peak),
       peakWorkingSetMb: mb(this.#workingSet),
