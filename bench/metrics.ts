@@ -42,20 +42,25 @@ export async function apiRequests(api: Api): Promise<Record<string, number>> {
   return counts;
 }
 
-/** Reconciles run so far by controller, from the watcher's /metrics. */
-export function reconcileCounts(port: number, ca: Buffer): Promise<Record<string, number>> {
+/** Reconciles run so far by controller, from the watcher's /metrics text. */
+export function reconcileCounts(metrics: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const s of parseProm(metrics)) {
+    const m = /^pepr_reconciles_(\w+)_total$/.exec(s.name);
+    if (m) counts[m[1]] = s.value;
+  }
+  return counts;
+}
+
+/** The body of an HTTPS GET whose server `ca` signed (the embedded module's /metrics). */
+export function httpsText(url: string, ca: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
-    get(`https://localhost:${port}/metrics`, { ca }, res => {
+    get(url, { ca }, res => {
       let body = "";
       res.on("data", c => (body += c));
-      res.on("end", () => {
-        const counts: Record<string, number> = {};
-        for (const s of parseProm(body)) {
-          const m = /^pepr_reconciles_(\w+)_total$/.exec(s.name);
-          if (m) counts[m[1]] = s.value;
-        }
-        resolve(counts);
-      });
+      res.on("end", () =>
+        res.statusCode === 200 ? resolve(body) : reject(new Error(`GET ${url}: ${res.statusCode}`)),
+      );
     }).on("error", reject);
   });
 }

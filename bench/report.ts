@@ -20,7 +20,7 @@ export interface SizeResult {
   /** The fleet scenario's fan-out (context, prepended mutator, injection), its own environment. */
   fleet?: StepResult;
   /** The module installed as Pods on the local node (isomorphic-git, the generated limits). */
-  installed?: { fanOut?: StepResult; upgrade?: StepResult };
+  installed?: Phases;
   /** Errors that stopped a scenario of its own environment (fleet, installed), by scenario. */
   scenarioErrors?: Record<string, string>;
   events?: EventCosts;
@@ -30,6 +30,9 @@ export interface SizeResult {
   /** The first error that stopped this size's scenarios. */
   error?: string;
 }
+
+/** The steps of a fan-out followed by an upgrade, as one environment runs them. */
+export type Phases = Pick<SizeResult, "fanOut" | "publish" | "sync" | "upgrade">;
 
 export interface BenchResults {
   machine: Machine;
@@ -177,6 +180,10 @@ function resourceRows(r: SizeResult): unknown[][] {
     ["sync", r.sync?.cost],
     ["upgrade", r.upgrade?.cost],
     ["fleet fan-out", r.fleet?.cost],
+    ["installed fan-out", r.installed?.fanOut?.cost],
+    ["installed publish", r.installed?.publish?.cost],
+    ["installed sync", r.installed?.sync?.cost],
+    ["installed upgrade", r.installed?.upgrade?.cost],
   ];
   return steps
     .filter((e): e is [string, Cost] => e[1] !== undefined)
@@ -368,7 +375,7 @@ export function markdown(results: BenchResults): string {
     "",
     "## Fleet and installed scenarios",
     "",
-    "Fleet: every variant with a package context key, a prepended set-labels mutator and an injected ConfigMap, in an environment of its own. Installed, when a run has it: the module as Pods on the local node (`npx pepr deploy`, isomorphic-git, the generated limits).",
+    "Fleet: every variant with a package context key, a prepended set-labels mutator and an injected ConfigMap, in an environment of its own. Installed (`--scenarios installed`, root): the same fan-out and upgrade on the module as Pods on a real local node (`npx pepr deploy`, isomorphic-git, the generated limits: 500m CPU, 512Mi). Its watcher's memory is read from the container's cgroup: the peak is cgroup v1 memory.max_usage_in_bytes (page cache included, what the limit is charged with), the working set (usage − inactive file cache, as the kubelet reports it) is sampled every second; restarts are the container's restartCount.",
     "",
     table(
       [
@@ -379,6 +386,8 @@ export function markdown(results: BenchResults): string {
         "÷ plain fan-out",
         "API requests per variant",
         "git pushes per variant",
+        "watcher Pod peak memory MB: cgroup / working set",
+        "watcher restarts",
       ],
       sizes.flatMap(r =>
         (
@@ -397,6 +406,9 @@ export function markdown(results: BenchResults): string {
             name === "installed upgrade" ? undefined : ratio(step.timeline.rendered, fanOutTime(r)),
             perVariant(r.n, step.cost.requestTotal),
             perVariant(r.n, step.cost.pushes),
+            step.cost.pod && `${step.cost.pod.peakMemoryMb} / ${step.cost.pod.peakWorkingSetMb}`,
+            step.cost.pod &&
+              `${step.cost.pod.restarts}${step.cost.pod.lastTermination ? ` (${step.cost.pod.lastTermination})` : ""}`,
           ]),
       ),
     ),

@@ -6,13 +6,13 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { repoRoot } from "../hack/cluster/paths";
-import { startEnvironment } from "../hack/environment";
+import { startEnvironment, type Environment } from "../hack/environment";
 import { Api } from "../bench/kube";
 import { findPid, ProcessMeter, readPid } from "../bench/metrics";
-import { pidFile, type BenchContext } from "../bench/scenarios/context";
+import { embeddedWatcherMetrics, pidFile, type BenchContext } from "../bench/scenarios/context";
 import { INSPECT_ON_SIGNAL } from "./live-heap";
 
-export interface FaultContext extends BenchContext {
+export interface FaultContext extends BenchContext<Environment> {
   log(message: string): void;
   /** The pid of the module's controller (watcher) or webhook (admission) process now. */
   pidOf(name: "watcher" | "admission"): number | undefined;
@@ -62,6 +62,7 @@ export async function withFaultEnvironment<T>(
   });
   const ctx: FaultContext = {
     env,
+    watcherMetrics: () => embeddedWatcherMetrics(env, ca),
     api: new Api(env.controlPlane.server, env.controlPlane.certs),
     ca,
     meter: new ProcessMeter(pids),

@@ -1,13 +1,16 @@
 // What every scenario gets: the environment, the benchmark's API client, and measure(), which
-// wraps a step with the cost it caused (requests, reconciles, CPU, RSS).
+// wraps a step with the cost it caused (requests, reconciles, CPU, RSS; and the watcher Pod's
+// memory and restarts when the module runs installed as Pods).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Environment } from "../../hack/environment";
-import { PUSH_STARTED } from "../../hack/git-server";
+import { PUSH_STARTED, type GitServer } from "../../hack/git-server";
 import type { Api } from "../kube";
+import type { PodMeter, PodUsage } from "../pods";
 import {
   apiRequests,
   diff,
+  httpsText,
   ProcessMeter,
   reconcileCounts,
   round,
@@ -15,14 +18,26 @@ import {
   type Usage,
 } from "../metrics";
 
-export interface BenchContext {
-  env: Environment;
+/** What the scenarios use of an environment: the embedded default or the module as Pods. */
+export interface BenchEnvironment {
+  /** Its state folder: logs/git-server.log (a line per push), the embedded module's pid files. */
+  stateDir: string;
+  /** The open git server the fleet's repositories are created on. */
+  git: GitServer;
+}
+
+export interface BenchContext<E extends BenchEnvironment = BenchEnvironment> {
+  env: E;
+  /** The watcher's /metrics text, wherever the watcher runs. */
+  watcherMetrics(): Promise<string>;
   api: Api;
   /** The control plane's CA (the module's HTTPS endpoints are signed by it). */
   ca: Buffer;
   meter: ProcessMeter;
   /** Scratch folder of this run (git caches of the benchmark's own writers). */
   workDir: string;
+  /** The watcher Pod, when the module runs installed (bench/pods.ts). */
+  pod?: PodMeter;
 }
 
 export interface Cost {
@@ -34,6 +49,8 @@ export interface Cost {
   /** Pushes (receive-pack requests) the git server received. */
   pushes: number;
   usage: Usage;
+  /** The watcher Pod's memory and restarts, when the module runs installed. */
+  pod?: PodUsage;
 }
 
 /** Pushes the environment's git server received so far (its log has a line for each). */
@@ -44,8 +61,11 @@ async function pushCount(ctx: BenchContext): Promise<number> {
   return log.split(PUSH_STARTED).length - 1;
 }
 
-export const reconciles = (ctx: BenchContext) =>
-  reconcileCounts(ctx.env.module.ports.watcher, ctx.ca);
+export const reconciles = async (ctx: BenchContext) => reconcileCounts(await ctx.watcherMetrics());
+
+/** The embedded module's watcher /metrics (its HTTPS port, signed by the control plane's CA). */
+export const embeddedWatcherMetrics = (env: Environment, ca: Buffer) =>
+  httpsText(`https://localhost:${env.module.ports.watcher}/metrics`, ca);
 
 export const pidFile = (ctx: Pick<BenchContext, "env">, name: "watcher" | "admission") =>
   join(ctx.env.stateDir, "logs", `module-${name}.pid`);
@@ -62,12 +82,15 @@ export async function measure<T>(
   ]);
   const sentBefore = { ...ctx.api.sent };
   ctx.meter.start();
+  await ctx.pod?.start();
   let usage: Usage;
+  let pod: PodUsage | undefined;
   let result: T;
   try {
     result = await step();
   } finally {
     usage = ctx.meter.stop();
+    pod = await ctx.pod?.stop();
   }
   const [requestsAfter, reconcilesAfter, pushesAfter] = await Promise.all([
     apiRequests(ctx.api),
@@ -84,6 +107,7 @@ export async function measure<T>(
       reconciles: diff(reconcilesAfter, reconcilesBefore),
       pushes: pushesAfter - pushesBefore,
       usage,
+      ...(pod && { pod }),
     },
   };
 }

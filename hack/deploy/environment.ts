@@ -34,11 +34,13 @@ export const POD_INSTALL_ENV = { PORCH_PEPR_GIT_ALLOW_HTTP: "any" } as const;
  * Builds what is missing (cached), starts the control plane and node, imports the controller
  * image, starts git servers on the bridge, and runs `npx pepr build --custom-image` and
  * `npx pepr deploy --yes --image` from a copy of the module; returns once the Pods are Ready.
- * Root only. stop() undoes it all.
+ * Root only. stop() undoes it all; `onStop` gets it as soon as the node runs, for a caller
+ * interrupted while the install is still under way (a failed start stops itself).
  */
 export async function startPodsEnvironment(
   stateDir: string,
   onStep: (what: string) => void,
+  onStop?: (stop: () => Promise<void>) => void,
 ): Promise<PodsEnvironment> {
   // This process writes fixtures to the same http git servers the install reaches.
   process.env.PORCH_PEPR_GIT_ALLOW_HTTP ??= POD_INSTALL_ENV.PORCH_PEPR_GIT_ALLOW_HTTP;
@@ -56,6 +58,7 @@ export async function startPodsEnvironment(
     await cluster.stop();
     if (installDir) rmSync(installDir, { recursive: true, force: true });
   };
+  onStop?.(stop);
   try {
     onStep("importing the controller image into the node's containerd");
     cluster.node.importImage(controller.archive);

@@ -114,6 +114,43 @@ describe("the issue's headline", () => {
   });
 });
 
+describe("the installed scenario", () => {
+  const withPod = (base: StepResult, pod: NonNullable<Cost["pod"]>): StepResult => ({
+    ...base,
+    cost: { ...base.cost, pod },
+  });
+  const installed: SizeResult = {
+    n: 100,
+    installed: {
+      fanOut: withPod(step(25, 900, 10, 180), {
+        peakMemoryMb: 300.5,
+        peakWorkingSetMb: 190.2,
+        restarts: 0,
+      }),
+      upgrade: withPod(step(40, 1200, 10, 200), {
+        peakMemoryMb: 512,
+        peakWorkingSetMb: 500,
+        restarts: 1,
+        lastTermination: "OOMKilled (exit 137)",
+      }),
+    },
+  };
+
+  it("gives the headline its fan-out time at the headline size", () => {
+    expect(headline(results([installed])).installedFanOutSeconds).toBe(25);
+  });
+
+  it("shows the watcher Pod's memory and restarts in results.md", () => {
+    const md = markdown(results([installed]));
+    expect(md).toContain("| installed (Pods, isomorphic-git) fan-out, s | 25 | ≤ 250 |");
+    expect(md).toContain("| 100 | installed fan-out | 25 | 26 | – | 9 | 0.1 | 300.5 / 190.2 | 0 |");
+    expect(md).toContain(
+      "| 100 | installed upgrade | 40 | 41 | – | 12 | 0.1 | 512 / 500 | 1 (OOMKilled (exit 137)) |",
+    );
+    expect(md).toMatch(/\| 100 \| installed upgrade \| 1 \(\+0 git\) \| 200 \|/);
+  });
+});
+
 describe("realFloors and perVariantGrowth", () => {
   it("are seconds of the overlapped runs", () => {
     expect(realFloors({ n: 10, floor: { real: realFloor(1500, 2500) } })).toEqual({
