@@ -5,6 +5,7 @@ import { operator } from "../operator";
 import { onFunctionCatalogChange } from "../shared/function-catalog";
 import { concurrency } from "./config";
 import { reconcilePackageRevision } from "./reconcile";
+import { pendingDraftsOf, writersComing } from "./source";
 
 /**
  * PackageRevision lifecycle: CRD as intent, git as content. Creates revisions from their source
@@ -25,9 +26,15 @@ export const packageRevisionController = manager.controller({
   forget: (pr, ctx) => {
     ctx.render.catalogFailures.delete(keyOf(pr));
     ctx.render.capacityRetries.forget(keyOf(pr));
+    pendingDraftsOf(ctx).forget(keyOf(pr));
   },
   concurrency: concurrency.workers,
 });
+
+// A draft handed to its repository's next push goes on when the push settles (source.ts), and
+// that push waits while more of the repository's drafts are on their way.
+pendingDraftsOf(operator).onSettled(key => packageRevisionController.add(key));
+operator.stores.writersComing = (namespace, name) => writersComing(operator, namespace, name);
 
 // A render that failed for want of a function may succeed under the new catalog (render.ts).
 onFunctionCatalogChange(() => {

@@ -10,7 +10,7 @@ import { reconcileApprovalPolicy } from "./approval-policy";
 import { reconcileFinalizer } from "./finalizer";
 import { reconcileLifecycle } from "./lifecycle";
 import { capacityRequeue, reconcileRender } from "./render";
-import { announceDraft, reconcileSource } from "./source";
+import { announceDraft, reconcileSource, type SourceOutcome } from "./source";
 import { stateOutcome } from "./status";
 
 async function getPackageRevision(
@@ -67,14 +67,32 @@ async function reconcileSteps(
     return void (await stateOutcome(ctx, pr, failed("RepositoryReplaced", message)));
   }
   const source = await reconcileSource(ctx, pr, repo.repo, repo.store);
+  try {
+    return await afterSource(ctx, pr, repo.store, source);
+  } finally {
+    // This writer was counted on by a batch waiting for its repository's writers (source.ts):
+    // once its outcome is stated (the cache has it), the batch asks again whether to wait.
+    if (source.kind !== "pushPending" && source.kind !== "none") repo.store.reconsiderPush();
+  }
+}
+
+async function afterSource(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  store: ContentStore,
+  source: SourceOutcome,
+): Promise<ReconcileResult | void> {
   switch (source.kind) {
     case "sourceFailed":
       return void (await stateOutcome(ctx, pr, source));
     case "requeue":
       return { requeueAfterMs: source.requeueAfterMs };
+    case "pushPending":
+      // Reconciled again when the push settles (pending-drafts.ts).
+      return;
     case "none": {
       // A render still to come holds the lifecycle back: a publish now would leave its files out.
-      const render = await runRender(ctx, pr, repo.store);
+      const render = await runRender(ctx, pr, store);
       if (render) return render;
       break;
     }
@@ -92,7 +110,7 @@ async function reconcileSteps(
       throw new Error(`unknown source outcome ${JSON.stringify(unknown)}`);
     }
   }
-  return (await runLifecycle(ctx, pr, repo.store)) ?? (await reconcileApprovalPolicy(ctx, pr));
+  return (await runLifecycle(ctx, pr, store)) ?? (await reconcileApprovalPolicy(ctx, pr));
 }
 
 /** The render step, stated; a result when the reconcile is to come back instead of going on. */

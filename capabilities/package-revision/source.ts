@@ -40,6 +40,9 @@ import {
   withVariantMutations,
   type SourceMutations,
 } from "./variant-mutations";
+import { PendingDrafts } from "./pending-drafts";
+import { keyOf } from "../../lib/controller/manager";
+import { draftsAwaitingSource } from "../shared/revision-cache";
 
 type CreationSource = "init" | "clone" | "copy" | "upgrade";
 
@@ -199,14 +202,63 @@ export type SourceOutcome =
   /** The new draft is in git and rendered (created), or the source failed (sourceFailed). */
   | Extract<RevisionOutcome, { kind: "created" | "sourceFailed" }>
   /** Every render slot, or the namespace's share of them, is taken: come back later. */
-  | { kind: "requeue"; requeueAfterMs: number };
+  | { kind: "requeue"; requeueAfterMs: number }
+  /**
+   * The draft is handed to its repository's next push, which waits for the repository's other
+   * writers: the revision is reconciled again when the push settles (pending-drafts.ts).
+   */
+  | { kind: "pushPending" };
+
+/** What a handed-in draft's reconcile keeps for the next one, which goes on once it landed. */
+interface RenderedSource {
+  creationSource: CreationSource;
+  files: Record<string, string>;
+  renderStatus: RenderedPackage["renderStatus"];
+  verdict: RenderedPackage["verdict"];
+  conflicts?: MergeConflict[];
+  mutations?: SourceMutations;
+}
+
+const registries = new WeakMap<OperatorContext, PendingDrafts<RenderedSource>>();
+
+/** The context's handed-in drafts (one registry per operator process, per unit test's context). */
+export function pendingDraftsOf(ctx: OperatorContext): PendingDrafts<RenderedSource> {
+  let registry = registries.get(ctx);
+  if (registry === undefined) {
+    registry = new PendingDrafts<RenderedSource>();
+    registries.set(ctx, registry);
+  }
+  return registry;
+}
+
+const repositoryOf = (pr: PackageRevision) =>
+  `${pr.metadata?.namespace ?? ""}/${pr.spec?.repository ?? ""}`;
+
+/**
+ * Whether writers of a repository other than those handed in are on their way: revisions whose
+ * source is still to run (queued, rendering) beyond `besides` of them. While there are, the
+ * repository's push waits for them (push-batch.ts, Linger), and a draft is handed in.
+ */
+export function writersComing(
+  ctx: OperatorContext,
+  namespace: string,
+  repository: string,
+  besides = 0,
+): boolean {
+  const awaiting = draftsAwaitingSource(ctx.caches.revisions.cache, namespace, repository);
+  const handedIn = pendingDraftsOf(ctx).handedIn(`${namespace}/${repository}`);
+  return awaiting - handedIn - besides > 0;
+}
 
 /**
  * Runs the source once (guarded by status.creationSource): computes the files (with its
- * PackageVariant's mutations, for a variant's draft), renders them,
+ * PackageVariant's mutations, for a variant's draft), renders them (in a render slot),
  * commits the result in one push to the draft branch and mirrors it into the
  * PackageRevisionResources; its outcome is stated in two status writes (render, then core with
- * Ready), then announced (announceDraft).
+ * Ready), then announced (announceDraft). When other writers of the repository are on their
+ * way, the push waits to go with theirs, and this reconcile does not wait for it: it ends with
+ * pushPending, and the next one, once the push landed, goes on (no worker waits on a push
+ * that gathers writers). Ready only ever follows the branch being in git.
  */
 export async function reconcileSource(
   ctx: OperatorContext,
@@ -215,10 +267,15 @@ export async function reconcileSource(
   store: ContentStore,
 ): Promise<SourceOutcome> {
   if (!pr.spec?.source || pr.status?.creationSource) return { kind: "none" };
+  const handedIn = pendingDraftsOf(ctx).take(keyOf(pr), pr.metadata?.uid ?? "");
+  if (handedIn?.state === "pending") return { kind: "pushPending" };
+  if (handedIn?.state === "failed") return pushFailure(handedIn.error);
+  if (handedIn?.state === "landed")
+    return finishSource(ctx, pr, store, handedIn.held, handedIn.info);
   // The source renders what it makes: it needs a render slot as a render does, but only
   // around the render. Fetching a clone source waits on a remote server, maybe a slow one,
   // and holds no slot meanwhile; it starts only when a slot is free, so a draft waiting for
-  // one does not fetch again at every requeue.
+  // one does not fetch again at every requeue. Nor does the push hold one.
   const namespace = pr.metadata?.namespace ?? "";
   const requeue = { kind: "requeue", requeueAfterMs: ctx.render.requeueDelayMs } as const;
   if (!ctx.render.slots.free(namespace)) return requeue;
@@ -226,11 +283,26 @@ export async function reconcileSource(
   if ("kind" in result) return result;
   // Taken by others during the fetch: rare, and the fetch is repeated on the next turn.
   if (!ctx.render.slots.take(namespace)) return requeue;
+  let rendered: RenderedSource;
   try {
-    return await commitSource(ctx, pr, store, result);
+    const { files, renderStatus, verdict } = await renderSource(ctx, pr, result.files);
+    rendered = { ...result, files, renderStatus, verdict };
   } finally {
     ctx.render.slots.release(namespace);
   }
+  const registry = pendingDraftsOf(ctx);
+  if (writersComing(ctx, namespace, pr.spec.repository ?? "", 1)) {
+    const push = commitDraft(ctx, pr, store, rendered);
+    registry.handIn(keyOf(pr), pr.metadata?.uid ?? "", repositoryOf(pr), rendered, push);
+    return { kind: "pushPending" };
+  }
+  let info: PackageRevisionInfo;
+  try {
+    info = await registry.writing(repositoryOf(pr), commitDraft(ctx, pr, store, rendered));
+  } catch (error) {
+    return pushFailure(error);
+  }
+  return finishSource(ctx, pr, store, rendered, info);
 }
 
 /** The source's files, or the outcome when the source failed (stated in the status). */
@@ -263,28 +335,28 @@ async function fetchSource(
   }
 }
 
-/** Renders the source's files, then commits and mirrors them (in a render slot). */
-async function commitSource(
+/** A draft's push failed: a workspace someone else took is the source's failure, stated. */
+function pushFailure(error: unknown): SourceOutcome {
+  if (!(error instanceof WorkspaceTakenError)) throw error;
+  return { kind: "sourceFailed", reason: "AlreadyExists", message: error.message };
+}
+
+/** Once the draft is in git: mirrors its files, states its render (the source's outcome). */
+async function finishSource(
   ctx: OperatorContext,
   pr: PackageRevision,
   store: ContentStore,
-  result: SourceResult,
+  rendered: RenderedSource,
+  info: PackageRevisionInfo,
 ): Promise<SourceOutcome> {
-  const { files, renderStatus, verdict } = await renderSource(ctx, pr, result.files);
-  let info: PackageRevisionInfo;
-  try {
-    info = await commitDraft(ctx, pr, store, { ...result, files });
-  } catch (error) {
-    if (!(error instanceof WorkspaceTakenError)) throw error;
-    return { kind: "sourceFailed", reason: "AlreadyExists", message: error.message };
-  }
+  const { files, renderStatus, verdict } = rendered;
   const written = await writeResources(ctx, pr, files, MANAGER.render);
   // An edit made since is newer content: its own event renders it; this status is of ours.
   const observed = await writeRenderStatus(ctx, written, renderStatus).catch(error => {
     if (isConflict(error)) return written;
     throw error;
   });
-  if (result.mutations) noteSourceMutations(ctx, pr, result.mutations, observed);
+  if (rendered.mutations) noteSourceMutations(ctx, pr, rendered.mutations, observed);
   await syncKptfile(ctx, pr, files);
   const kptfile = readKptfile(files.Kptfile ?? "");
   return {
@@ -293,12 +365,12 @@ async function commitSource(
     verdict,
     observedPrrResourceVersion: observed.metadata?.resourceVersion,
     fields: {
-      creationSource: result.creationSource,
+      creationSource: rendered.creationSource,
       selfLock: lockOf(store.config.url, info),
       upstreamLock: kptfile.ok ? kptfile.upstreamLock : undefined,
       revision: 0,
     },
-    ...(result.conflicts && { conflicts: result.conflicts.map(c => c.message) }),
+    ...(rendered.conflicts && { conflicts: rendered.conflicts.map(c => c.message) }),
   };
 }
 

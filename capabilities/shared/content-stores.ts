@@ -7,6 +7,7 @@ import { SecretKind } from "../../lib/cluster/kinds";
 import type { Cluster } from "../../lib/cluster/port";
 import { ContentStore, GitCredentials, openContentStore, RepositoryConfig } from "../../lib/git";
 import { removeCache } from "../../lib/git/cache-disk";
+import { lingerMsFromEnv } from "../../lib/git/push-batch";
 
 const defaultCacheRoot = () => process.env.PORCH_PEPR_GIT_CACHE ?? join(tmpdir(), "porch-pepr-git");
 
@@ -73,12 +74,22 @@ export interface StoreLog {
  */
 export class ContentStores {
   readonly #stores = new Map<string, { config: RepositoryConfig; store: ContentStore }>();
+  readonly #lingerMs: number;
+  /**
+   * Whether more writers of a Repository are on their way (the PackageRevision controller's
+   * answer): while they are, its push batch waits for them, at most #lingerMs (push-batch.ts).
+   */
+  writersComing: ((namespace: string, name: string) => boolean) | undefined;
 
   constructor(
     private readonly cluster: Cluster,
     private readonly log: StoreLog,
     private readonly cacheRoot = defaultCacheRoot(),
-  ) {}
+  ) {
+    const linger = lingerMsFromEnv(process.env);
+    if (linger.warning) log.warn(linger.warning);
+    this.#lingerMs = linger.value;
+  }
 
   /**
    * A one-off store for a raw git URL (PackageRevision spec.source.cloneFrom.git), with the
@@ -123,6 +134,11 @@ export class ContentStores {
       readFreshnessMs: READ_FRESHNESS_MS,
       log: this.log,
       namespace: repo.metadata?.namespace ?? "",
+      pushLinger: {
+        maxMs: this.#lingerMs,
+        coming: () =>
+          this.writersComing?.(repo.metadata?.namespace ?? "", repo.metadata?.name ?? "") ?? false,
+      },
     });
     this.#stores.set(key, { config, store });
     // A cache of the URL the Repository no longer names would stay on disk for good.

@@ -10,9 +10,29 @@ export { PACKAGE_VARIANT_LABEL };
 
 const packageKey = (namespace = "", repo = "", pkg = "") => `${namespace}/${repo}/${pkg}`;
 
+const repositoryKey = (pr: PackageRevision) =>
+  `${pr.metadata?.namespace ?? ""}/${pr.spec?.repository ?? ""}`;
+
+/**
+ * A revision whose source is still to run (a writer on its way to its repository), unless it
+ * failed at this generation (then it waits for a change or a retry, and is not counted on).
+ */
+function awaitsSource(pr: PackageRevision): boolean {
+  if (!pr.spec?.source || pr.status?.creationSource || pr.metadata?.deletionTimestamp) return false;
+  const ready = findCondition(pr.status?.conditions, "Ready");
+  return !(ready?.status === "False" && ready.observedGeneration === pr.metadata?.generation);
+}
+
+/** Revisions of a repository whose source is still to write a draft. */
+export const draftsAwaitingSource = (
+  cache: WatchCache<PackageRevision>,
+  namespace: string,
+  repository: string,
+): number => cache.count("awaitsSource", `${namespace}/${repository}`);
+
 /**
  * How the PackageRevision cache is indexed (beside by name): by package, by owning
- * PackageVariant, and whether its last render waits on the function catalog ("true").
+ * PackageVariant, by repository for the revisions whose source is still to write a draft, and whether its last render waits on the function catalog ("true").
  */
 export const revisionIndexers: Indexers<PackageRevision> = {
   package: pr => packageKey(pr.metadata?.namespace, pr.spec?.repository, pr.spec?.packageName),
@@ -20,6 +40,7 @@ export const revisionIndexers: Indexers<PackageRevision> = {
     const owner = pr.metadata?.labels?.[PACKAGE_VARIANT_LABEL];
     return owner === undefined ? undefined : `${pr.metadata?.namespace ?? ""}/${owner}`;
   },
+  awaitsSource: pr => (awaitsSource(pr) ? repositoryKey(pr) : undefined),
   awaitsCatalog: pr =>
     awaitsFunctionCatalog(findCondition(pr.status?.conditions, "Rendered")) ? "true" : undefined,
 };

@@ -121,6 +121,7 @@ export class RepoContext {
       config.url,
       batch => this.runBatch(batch),
       (updates, atomic) => this.client.pushRefs(updates, atomic, refs => (this.heard = refs)),
+      options.pushLinger,
     );
     this.seenEvictions = evictions(this.cacheDir);
   }
@@ -221,6 +222,11 @@ export class RepoContext {
           );
       }
     }
+  }
+
+  /** A lingering batch asks again whether writers are on their way (push-batch.ts). */
+  reconsiderPush(): void {
+    this.batcher.reconsider();
   }
 
   /** One batch of the queued updates, under the lock; the fetched refs take what landed. */

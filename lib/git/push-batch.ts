@@ -6,8 +6,10 @@
 // commit landed), so a push that is not atomic never leaves half a step behind. A stage marked
 // `together` (a publish's tag and branch commit) must land whole: such stages go in atomic
 // pushes of their own, several writers' in one, and a refused ref there refuses them all (each
-// writer plans again on the refetched refs). Pure queueing: the push itself, and when a batch
-// runs, are the caller's.
+// writer plans again on the refetched refs). A busy repository's batch may wait a little for
+// more writers (Linger); an idle one's goes at once. Pure queueing: the push itself, and when a
+// batch runs, are the caller's.
+import { countSetting } from "../count-setting";
 import { displayUrl, GitStoreError, PushRejectedError } from "./errors";
 import { TAGS } from "./layout";
 import type { RefRefusal, RefUpdate, RefVerdicts } from "./client";
@@ -66,6 +68,26 @@ export function batchLimitsFromEnv(env: NodeJS.ProcessEnv): BatchLimits {
   };
 }
 
+/**
+ * How a batch waits for more writers. It goes as soon as it is full (the batch limits), or no
+ * writer of the repository is on its way (`coming`), or `maxMs` after it began waiting: a
+ * repository nobody else writes to pushes at once, a busy one gathers its writers' updates.
+ */
+export interface Linger {
+  maxMs: number;
+  /** Whether more writers of the repository are on their way (queued or rendering). */
+  coming: () => boolean;
+}
+
+export const LINGER_VARIABLE = "PORCH_PEPR_GIT_PUSH_LINGER_MS";
+/** The longest a busy repository's batch waits for more writers, by default. */
+export const DEFAULT_LINGER_MS = 10_000;
+
+/** From PORCH_PEPR_GIT_PUSH_LINGER_MS (1 to 60,000 ms); the warning names a bad setting. */
+export function lingerMsFromEnv(env: NodeJS.ProcessEnv): { value: number; warning?: string } {
+  return countSetting(env, LINGER_VARIABLE, DEFAULT_LINGER_MS, 60_000);
+}
+
 interface Group {
   /** Stages still to send; the first is the one queued. */
   stages: Stage[];
@@ -81,6 +103,8 @@ export function commandBytes(u: RefUpdate): number {
 export class PushBatcher {
   private queue: Group[] = [];
   private scheduled = false;
+  /** The timer that ends a lingering batch's wait; set while it waits. */
+  private lingering: ReturnType<typeof setTimeout> | undefined;
   /** Changes whenever the queue does (callers keep views of it until then). */
   version = 0;
 
@@ -93,6 +117,7 @@ export class PushBatcher {
     private readonly url: string,
     private readonly schedule: (runBatch: () => Promise<RefUpdate[]>) => void,
     private readonly send: SendRefs,
+    private readonly linger?: Linger,
   ) {}
 
   /**
@@ -126,10 +151,42 @@ export class PushBatcher {
     return this.queue.length > 0;
   }
 
+  /**
+   * Asks again whether a lingering batch should go: the caller's writers-on-their-way changed
+   * (one ended without handing updates in).
+   */
+  reconsider(): void {
+    this.request();
+  }
+
   private request(): void {
+    if (this.scheduled || this.queue.length === 0) return;
+    if (this.linger && !this.full() && this.linger.coming()) {
+      this.lingering ??= setTimeout(() => this.go(), this.linger.maxMs);
+      return;
+    }
+    this.go();
+  }
+
+  private go(): void {
+    clearTimeout(this.lingering);
+    this.lingering = undefined;
     if (this.scheduled || this.queue.length === 0) return;
     this.scheduled = true;
     this.schedule(() => this.runBatch());
+  }
+
+  /** Whether the queued writers' first stages fill a push (then waiting gathers no more). */
+  private full(): boolean {
+    const refs = new Set<string>();
+    let bytes = 0;
+    for (const g of this.queue)
+      for (const u of g.stages[0]) {
+        if (refs.has(u.ref)) continue;
+        refs.add(u.ref);
+        bytes += commandBytes(u);
+      }
+    return refs.size >= this.limits.maxRefs || bytes >= this.limits.maxCommandBytes;
   }
 
   /**

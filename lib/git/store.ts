@@ -135,6 +135,10 @@ export class GitContentStore implements ContentStore {
     return { files: await this.ctx.packageFiles(tree), commit };
   }
 
+  reconsiderPush(): void {
+    this.ctx.reconsiderPush();
+  }
+
   close(): void {
     this.ctx.client.close();
   }

@@ -72,6 +72,11 @@ export interface StoreOptions {
   maxPushAttempts?: number;
   /** Refs and command bytes per push of a batch; default from the environment (push-batch.ts). */
   pushBatch?: { maxRefs: number; maxCommandBytes: number };
+  /**
+   * How long a batch may wait for more writers, and whether any are on their way (push-batch.ts,
+   * Linger); absent: every batch goes at once.
+   */
+  pushLinger?: { maxMs: number; coming: () => boolean };
   log?: StoreLogger;
   /** URL policy and timeouts; default from the environment (gitNetworkFromEnv). */
   network?: GitNetwork;
@@ -166,6 +171,8 @@ export interface ContentStore {
     ref: string,
     directory: string,
   ): Promise<{ files: Record<string, string>; commit: string }>;
+  /** A batch waiting for more writers asks again whether any are on their way. */
+  reconsiderPush(): void;
   /** Stops background helpers (the CLI client's object reader); the store can be reopened by use. */
   close(): void;
 }

@@ -2,8 +2,13 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PUSH_STARTED } from "../../hack/git-server";
-import { createGitRepository, kptfile, registerRepository, revision } from "../support/git";
+import {
+  createGitRepository,
+  kptfile,
+  registerRepository,
+  revision,
+  pushesTo,
+} from "../support/git";
 import { createNamespace, deleteNamespace, getJson, kubectl, kubectlOk } from "../support/kubectl";
 import { condition, PR, rendered, yamlOf } from "../support/package-revisions";
 import { eventually } from "../support/wait";
@@ -20,16 +25,6 @@ const pipeline =
   "pipeline:\n  mutators:\n    - image: gcr.io/kpt-fn/set-labels:v0.2.0\n      configMap:\n        tier: base\n";
 const quota = `apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: quota\nspec:\n  hard:\n    cpu: "1"\n`;
 const endpoints = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints\n  annotations:\n    kpt.dev/config-injection: required\n    config.kubernetes.io/local-config: "true"\ndata:\n  db: unset\n`;
-
-/** Pushes the test git server received for the repository at `url` (its log has a line each). */
-function pushesTo(url: string): number {
-  const log = readFileSync(
-    join(process.env.PORCH_PEPR_E2E_STATE ?? "", "logs", "git-server.log"),
-    "utf8",
-  );
-  const repo = new URL(url).pathname.replace(/\/$/, "");
-  return log.split("\n").filter(line => line === `${PUSH_STARTED} ${repo}/git-receive-pack`).length;
-}
 
 /** The subjects of the commits `branch` adds to main, read from the git server. */
 function commitsOn(url: string, branch: string): string[] {

@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { publishPackages } from "../../hack/demo/repositories";
 import type { DemoPackage } from "../../hack/demo/packages";
-import { createBareRepo } from "../../hack/git-server";
+import { createBareRepo, PUSH_STARTED } from "../../hack/git-server";
 import { openContentStore } from "../../lib/git";
 import { kubectlOk } from "./kubectl";
 
@@ -165,4 +165,14 @@ export function pushWithGit(
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Pushes the e2e git server received for the repository at `url` (its log has a line each). */
+export function pushesTo(url: string): number {
+  const log = readFileSync(
+    join(process.env.PORCH_PEPR_E2E_STATE ?? "", "logs", "git-server.log"),
+    "utf8",
+  );
+  const repo = new URL(url).pathname.replace(/\/$/, "");
+  return log.split("\n").filter(line => line === `${PUSH_STARTED} ${repo}/git-receive-pack`).length;
 }

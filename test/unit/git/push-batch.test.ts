@@ -2,12 +2,21 @@
 // hears which verdict. The real pushes (both clients) are in push-batch-server.test.ts.
 import type { RefUpdate, RefVerdicts } from "../../../lib/git/client";
 import { GitStoreError, PushRejectedError } from "../../../lib/git/errors";
-import { PushBatcher, together, type BatchLimits } from "../../../lib/git/push-batch";
+import {
+  lingerMsFromEnv,
+  PushBatcher,
+  together,
+  type BatchLimits,
+  type Linger,
+} from "../../../lib/git/push-batch";
 
 const oid = (n: number) => n.toString(16).padStart(40, "0");
 
 /** A batcher whose batches run only when the test says, on a push that records what it got. */
-function harness(limits: BatchLimits = { maxRefs: 100, maxCommandBytes: 1 << 20 }) {
+function harness(
+  limits: BatchLimits = { maxRefs: 100, maxCommandBytes: 1 << 20 },
+  linger?: Linger,
+) {
   const pushes: RefUpdate[][] = [];
   const atomic: boolean[] = [];
   const runs: (() => Promise<RefUpdate[]>)[] = [];
@@ -21,6 +30,7 @@ function harness(limits: BatchLimits = { maxRefs: 100, maxCommandBytes: 1 << 20 
       atomic.push(isAtomic);
       return answer(updates);
     },
+    linger,
   );
   return {
     batcher,
@@ -373,5 +383,101 @@ describe("PushBatcher", () => {
     expect(h.pushes).toEqual([]);
     expect(await Promise.all([create, remove])).toEqual(["landed", "landed"]);
     expect(landed).toEqual([{ ref: "refs/heads/drafts/a/ws", oid: null, expect: null }]);
+  });
+});
+
+describe("PushBatcher lingering for a busy repository's writers", () => {
+  const draft = (i: number) => [
+    [{ ref: `refs/heads/drafts/p${i}/ws`, oid: oid(i + 1), expect: null }],
+  ];
+  // The clock is jest's: the linger's bound is reached when the test advances it, never by
+  // how fast the machine runs.
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it("sends an idle repository's single write at once", () => {
+    const h = harness(undefined, { maxMs: 10_000, coming: () => false });
+    void h.batcher.submit(draft(0));
+    expect(h.scheduled()).toBe(1);
+  });
+
+  it("waits while writers are on their way, and goes when the last of them handed its update in", async () => {
+    let coming = 3;
+    const h = harness(undefined, { maxMs: 10_000, coming: () => coming > 0 });
+    const writers = [0, 1, 2].map(i => {
+      coming--;
+      const writer = outcome(h.batcher.submit(draft(i)));
+      // Scheduled only once the last of them is in.
+      expect(h.scheduled()).toBe(coming > 0 ? 0 : 1);
+      return writer;
+    });
+    await h.next();
+    expect(await Promise.all(writers)).toEqual(["landed", "landed", "landed"]);
+    expect(h.pushes.map(p => p.length)).toEqual([3]);
+  });
+
+  it("holds the batch while writers are on their way; a writer that gives up lets it go when asked again", () => {
+    let coming = true;
+    const h = harness(undefined, { maxMs: 10_000, coming: () => coming });
+    void h.batcher.submit(draft(0));
+    void h.batcher.submit(draft(1));
+    expect(h.scheduled()).toBe(0);
+    h.batcher.reconsider();
+    expect(h.scheduled()).toBe(0);
+    coming = false;
+    h.batcher.reconsider();
+    expect(h.scheduled()).toBe(1);
+  });
+
+  it("waits at most maxMs for writers that do not come", async () => {
+    const h = harness(undefined, { maxMs: 5_000, coming: () => true });
+    const first = outcome(h.batcher.submit(draft(0)));
+    jest.advanceTimersByTime(4_999);
+    void h.batcher.submit(draft(1));
+    expect(h.scheduled()).toBe(0);
+    jest.advanceTimersByTime(1);
+    expect(h.scheduled()).toBe(1);
+    await h.next();
+    expect(await first).toBe("landed");
+    expect(h.pushes.map(p => p.length)).toEqual([2]);
+  });
+
+  it("goes at once when the batch is full, however many writers are still coming", () => {
+    const h = harness(
+      { maxRefs: 3, maxCommandBytes: 1 << 20 },
+      { maxMs: 10_000, coming: () => true },
+    );
+    void h.batcher.submit(draft(0));
+    void h.batcher.submit(draft(1));
+    expect(h.scheduled()).toBe(0);
+    void h.batcher.submit(draft(2));
+    expect(h.scheduled()).toBe(1);
+  });
+
+  it("waits again, after a push, for the writers still coming", async () => {
+    let coming = true;
+    const h = harness(
+      { maxRefs: 2, maxCommandBytes: 1 << 20 },
+      { maxMs: 10_000, coming: () => coming },
+    );
+    void h.batcher.submit(draft(0));
+    void h.batcher.submit(draft(1));
+    void h.batcher.submit(draft(2));
+    await h.next();
+    expect(h.pushes.map(p => p.length)).toEqual([2]);
+    expect(h.scheduled()).toBe(0);
+    coming = false;
+    void h.batcher.submit(draft(3));
+    expect(h.scheduled()).toBe(1);
+    await h.next();
+    expect(h.pushes.map(p => p.length)).toEqual([2, 2]);
+  });
+
+  it("reads its bound from PORCH_PEPR_GIT_PUSH_LINGER_MS, and names a setting that is not a count", () => {
+    expect(lingerMsFromEnv({})).toEqual({ value: 10_000 });
+    expect(lingerMsFromEnv({ PORCH_PEPR_GIT_PUSH_LINGER_MS: "250" })).toEqual({ value: 250 });
+    const bad = lingerMsFromEnv({ PORCH_PEPR_GIT_PUSH_LINGER_MS: "-1" });
+    expect(bad.value).toBe(10_000);
+    expect(bad.warning).toMatch(/PORCH_PEPR_GIT_PUSH_LINGER_MS="-1" is not a count/);
   });
 });
