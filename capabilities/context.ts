@@ -16,6 +16,11 @@ import { WatchCache } from "../lib/controller/watch-cache";
 import type { CapacityRetries, CatalogSource, FunctionRuntime } from "../lib/fn";
 import { MutationChecks, VariantIndex } from "../lib/package-variant";
 import { SetIndex } from "../lib/package-variant-set";
+import {
+  ADMISSION_REVIEWS_DEADLINE_MS,
+  ReviewGate,
+  reviewGateSettings,
+} from "../lib/validation/access-review-gate";
 import { AccessReviews } from "./shared/access-reviews";
 import { ContentStores } from "./shared/content-stores";
 import { Discovery } from "./shared/discovery";
@@ -107,8 +112,16 @@ export interface ContextParts {
   gitCacheRoot?: string;
 }
 
+/** One per process: every admission request's access reviews share it. */
+function reviewGate(log: Logger, now: () => Date): ReviewGate {
+  const settings = reviewGateSettings(process.env, ADMISSION_REVIEWS_DEADLINE_MS);
+  for (const warning of settings.warnings) log.warn(warning);
+  return new ReviewGate(settings, () => now().getTime());
+}
+
 export function createContext(parts: ContextParts): OperatorContext {
   const { log } = parts;
+  const now = parts.now ?? (() => new Date());
   const caches: Caches = {
     revisions: parts.revisions,
     variants: parts.variants,
@@ -134,9 +147,9 @@ export function createContext(parts: ContextParts): OperatorContext {
     caches,
     stores: new ContentStores(cluster, log, parts.gitCacheRoot),
     discovery: new Discovery(cluster),
-    reviews: new AccessReviews(cluster),
+    reviews: new AccessReviews(cluster, reviewGate(log, now)),
     render: parts.render,
-    now: parts.now ?? (() => new Date()),
+    now,
     log,
   };
 }

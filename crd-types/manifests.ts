@@ -2012,8 +2012,9 @@ export const crdManifests: readonly CrdManifest[] = [
                     }
                   },
                   "targets": {
-                    "description": "Where to create variants. Each target must set exactly one of repositories,\nrepositorySelector and objectSelector (the admission webhook reports every\nviolation in one message); each produces a list of (downstream repository,\npackage name) pairs, and the target's template turns each pair into a\nPackageVariant.",
+                    "description": "Where to create variants. Each target must set exactly one of repositories,\nrepositorySelector and objectSelector (the admission webhook reports every\nviolation in one message); each produces a list of (downstream repository,\npackage name) pairs, and the target's template turns each pair into a\nPackageVariant. At most 100 targets; all together may yield at most\nPORCH_PEPR_SET_MAX_TARGETS PackageVariants.",
                     "type": "array",
+                    "maxItems": 100,
                     "items": {
                       "description": "One way of choosing downstream repositories, plus the template for the PackageVariants it yields.",
                       "type": "object",

@@ -67,7 +67,8 @@ export interface Spec {
    * repositorySelector and objectSelector (the admission webhook reports every
    * violation in one message); each produces a list of (downstream repository,
    * package name) pairs, and the target's template turns each pair into a
-   * PackageVariant.
+   * PackageVariant. At most 100 targets; all together may yield at most
+   * PORCH_PEPR_SET_MAX_TARGETS PackageVariants.
    */
   targets?: SpecTarget[];
   /**

@@ -13,6 +13,7 @@ import type { OperatorContext } from "../context";
 import { NoMatchError } from "../shared/discovery";
 import { errorMessage } from "../../lib/errors";
 import { mapLimit } from "../../lib/controller/concurrency";
+import { ADMISSION_REVIEWS_DEADLINE_MS } from "../../lib/validation/access-review-gate";
 
 /** What Pepr admits: its requests are typed over the client's object type. */
 type KubernetesObject = kind.GenericKind;
@@ -65,12 +66,11 @@ export function approvalRight(namespace: string, name?: string): Review["attribu
 }
 
 /**
- * SubjectAccessReviews at once, and how long one request's reviews may take together: well under
- * the webhook's 10 s timeout (package.json), past which the API server denies anyway and the
- * reviews would only load it for nothing (README “Security model”).
+ * One request's SubjectAccessReviews at once (all requests together: ctx.reviews' gate), and how
+ * long they may take together (README “Security model”).
  */
 const REVIEWS_AT_ONCE = 8;
-const REVIEWS_DEADLINE_MS = 7_000;
+const REVIEWS_DEADLINE_MS = ADMISSION_REVIEWS_DEADLINE_MS;
 
 /**
  * SubjectAccessReviews for the requesting user; the denials of those refused, in the reviews'

@@ -123,12 +123,12 @@ export async function computeDesiredSet(
     stall(outcome, "UpstreamNotFound", upstreamNotFoundMessage(set.spec?.upstream ?? {}));
     return { outcome, plannable: false, complete: false };
   }
-  const targets = await unrollTargets(ctx, set);
+  const targets = await unrollTargets(ctx, set, setTargetLimit.maxTargets);
   outcome.emptyTargets = targets.empty;
-  const tooMany = tooManyTargetsProblem(targets.contexts.length, setTargetLimit.maxTargets);
-  if (tooMany) {
+  if (targets.overLimit !== undefined) {
+    const tooMany = tooManyTargetsProblem(targets.overLimit, setTargetLimit.maxTargets, true);
     // Nothing planned: no variant created, none of the existing ones deleted.
-    stall(outcome, "TooManyTargets", tooMany);
+    stall(outcome, "TooManyTargets", tooMany ?? "");
     return { outcome, plannable: false, complete: false };
   }
   renderTargets(

@@ -1,12 +1,17 @@
 import { SelfSubjectReviewKind, SubjectAccessReviewKind } from "../../lib/cluster/kinds";
 import type { Cluster } from "../../lib/cluster/port";
 import type { RequestUser } from "../../lib/validation/requester";
+import { ReviewGate } from "../../lib/validation/access-review-gate";
 
 /** Who the operator is, and what a requester may do, as the API server decides. */
 export class AccessReviews {
   #own: Promise<string> | undefined;
 
-  constructor(private readonly cluster: Cluster) {}
+  constructor(
+    private readonly cluster: Cluster,
+    /** Every review of the process goes through it: bounded, fair by user, answers cached. */
+    private readonly gate: ReviewGate,
+  ) {}
 
   /**
    * The user name this process authenticates as (a SelfSubjectReview, which every
@@ -42,17 +47,20 @@ export class AccessReviews {
       namespace: string;
       name?: string;
     },
-  ): Promise<{ allowed: boolean; reason?: string }> {
-    const review = await this.cluster.create(SubjectAccessReviewKind, {
-      spec: {
-        user: user.username,
-        uid: user.uid,
-        groups: user.groups,
-        extra: user.extra,
-        resourceAttributes: attributes,
-      },
+  ): Promise<{ allowed: boolean }> {
+    const allowed = await this.gate.answer(user, attributes, async () => {
+      const review = await this.cluster.create(SubjectAccessReviewKind, {
+        spec: {
+          user: user.username,
+          uid: user.uid,
+          groups: user.groups,
+          extra: user.extra,
+          resourceAttributes: attributes,
+        },
+      });
+      const status = review?.status ?? {};
+      return status.allowed === true && status.denied !== true;
     });
-    const status = review?.status ?? {};
-    return { allowed: status.allowed === true && status.denied !== true, reason: status.reason };
+    return { allowed };
   }
 }

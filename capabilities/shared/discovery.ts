@@ -76,16 +76,21 @@ export class Discovery {
     return type;
   }
 
-  /** Lists objects of a namespaced kind in one namespace, filtered by the API server. */
+  /**
+   * Lists the metadata (nothing else) of objects of a namespaced kind in one namespace, filtered
+   * by the API server; past `atMost` objects it stops reading (ListOptions.atMost).
+   */
   listObjects(
     type: ResourceType,
     namespace: string,
-    selectors: { labelSelector?: string; fieldSelector?: string },
+    selectors: { labelSelector?: string; fieldSelector?: string; atMost?: number },
   ): Promise<ListedObject[]> {
     const options = {
       namespace: namespaced(type, namespace),
       labels: selectors.labelSelector,
       fields: selectors.fieldSelector,
+      atMost: selectors.atMost,
+      metadataOnly: true,
     };
     return this.cluster.list(type, options).catch(error => {
       // The kind went away since discovery (its CRD was deleted): forget it and say so.

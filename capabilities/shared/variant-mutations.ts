@@ -3,12 +3,12 @@ import { errorMessage } from "../../lib/errors";
 import {
   applyMutations,
   type DownstreamRepository,
+  fetchInjected,
   FetchedObjects,
-  FetchOutcome,
-  InClusterRef,
-  inClusterKey,
   objectsToFetch,
+  planInjection,
 } from "../../lib/package-variant";
+import { gitContentLimitsFromEnv, overLimit } from "../../lib/git/content-limits";
 import { packageVariantKindProblems, validatePackageVariant } from "../../lib/validation";
 import type { OperatorContext } from "../context";
 import { readableKindPolicy, unreadableKind } from "./readable-kinds";
@@ -28,31 +28,42 @@ export async function variantSpecProblems(
   ];
 }
 
-/** Phase 2 of config injection: the in-cluster objects the injection points asked for. */
-async function fetchInCluster(ctx: OperatorContext, refs: InClusterRef[]): Promise<FetchedObjects> {
-  const fetched = new Map<string, FetchOutcome>();
-  await Promise.all(
-    refs.map(async ref => {
-      // The package names the kind: an upstream author may not widen what the operator reads.
-      const unreadable = unreadableKind("config injection", ref.apiVersion, ref.kind, true);
-      if (unreadable)
-        return void fetched.set(inClusterKey(ref), { status: "error", message: unreadable });
-      try {
-        const object = await ctx.discovery.getObject(
-          await ctx.discovery.resolveKind(ref.apiVersion, ref.kind),
-          ref.namespace,
-          ref.name,
-        );
-        fetched.set(
-          inClusterKey(ref),
-          object ? { status: "found", object } : { status: "notFound" },
-        );
-      } catch (error) {
-        fetched.set(inClusterKey(ref), { status: "error", message: errorMessage(error) });
-      }
-    }),
-  );
-  return fetched;
+/**
+ * Between the phases of config injection: the in-cluster objects the injection points use, each
+ * point's candidates read in injector order up to the first that exists (lib fetchInjected). An
+ * object larger than a whole package may be is refused, naming it and the limit: injecting it
+ * would make a package over the limit.
+ */
+async function fetchInCluster(
+  ctx: OperatorContext,
+  files: Record<string, string>,
+  pv: PackageVariant,
+): Promise<FetchedObjects> {
+  const namespace = pv.metadata?.namespace ?? "";
+  const { points } = planInjection(files, pv.spec?.injectors, namespace);
+  const limits = gitContentLimitsFromEnv(process.env);
+  return fetchInjected(points, pv.spec?.injectors, namespace, async ref => {
+    // The package names the kind: an upstream author may not widen what the operator reads.
+    const unreadable = unreadableKind("config injection", ref.apiVersion, ref.kind, true);
+    if (unreadable) return { status: "error", message: unreadable };
+    try {
+      const object = await ctx.discovery.getObject(
+        await ctx.discovery.resolveKind(ref.apiVersion, ref.kind),
+        ref.namespace,
+        ref.name,
+      );
+      if (!object) return { status: "notFound" };
+      const bytes = Buffer.byteLength(JSON.stringify(object));
+      if (bytes > limits.maxPackageBytes)
+        return {
+          status: "error",
+          message: `injected ${ref.kind} "${ref.name}" is ${bytes} bytes, ${overLimit("maxPackageBytes", limits)}`,
+        };
+      return { status: "found", object };
+    } catch (error) {
+      return { status: "error", message: errorMessage(error) };
+    }
+  });
 }
 
 /** The downstream's Repository as the mutations see it (from the watch's cache). */
@@ -79,7 +90,7 @@ export async function mutated(
 ) {
   const injected = objectsToFetch(files, pv);
   const [fetched, repository] = await Promise.all([
-    fetchInCluster(ctx, injected),
+    fetchInCluster(ctx, files, pv),
     repositoryOf(ctx, downstream),
   ]);
   return { result: applyMutations(files, pv, fetched, repository), injected };

@@ -62,6 +62,17 @@ export interface ListOptions {
   labels?: Record<string, string> | string;
   /** Field selector: a map of equalities, e.g. {"spec.repository": "blueprints"}, or a string. */
   fields?: Record<string, string> | string;
+  /**
+   * Read pages only while at most this many objects are held: a caller with a bound learns that
+   * there are more than it allows (the result then holds more than `atMost`, at most a page
+   * more) without reading, or holding, all of them.
+   */
+  atMost?: number;
+  /**
+   * Only apiVersion, kind and metadata of each object (the API's PartialObjectMetadataList):
+   * for callers that read nothing else, so a large spec or data is never transferred.
+   */
+  metadataOnly?: boolean;
 }
 
 /** RFC 6902 operations. */
@@ -104,7 +115,7 @@ export interface Cluster {
    * watch's cache for the kinds watched (./cached-reads.ts): it may lag by an event.
    */
   get<T extends KubeObject>(kind: ResourceKind<T>, ref: ObjectRef): Promise<T | undefined>;
-  /** Every object matching, across pages. */
+  /** Every object matching, across pages (stopping past `atMost`). */
   list<T extends KubeObject>(kind: ResourceKind<T>, options?: ListOptions): Promise<T[]>;
   /**
    * Creates `obj`. With `tolerateExisting`, an AlreadyExists answer returns undefined instead of

@@ -1,5 +1,5 @@
 export { packageVariantIdentifier, packageVariantName } from "./naming";
-export { unrollRepositoryList, unrollSelectedObjects } from "./unroll";
+export { packageNamesOf, unrollRepositoryList, unrollSelectedObjects } from "./unroll";
 export type { SetTarget, TargetContext } from "./unroll";
 export { MissingRepositoryError, renderPackageVariantSpec, TemplateError } from "./render";
 export type { RenderInputs } from "./render";
@@ -36,6 +36,7 @@ export { deletionLimit, guardDeletions } from "./deletion-guard";
 export {
   listedTargetCount,
   listedTargetProblems,
+  repositoryListCount,
   setTargetLimitFromEnv,
   SET_MAX_TARGETS_VARIABLE,
   tooManyTargetsProblem,

@@ -27,19 +27,34 @@ export function setTargetLimitFromEnv(env: Record<string, string | undefined>): 
   return { maxTargets: value, warnings: warning ? [warning] : [] };
 }
 
-/** The targets a spec's repository lists yield: each repository × its package names (or one). */
-export function listedTargetCount(spec: PackageVariantSetSpec | undefined): number {
+type SetTarget = NonNullable<PackageVariantSetSpec["targets"]>[number];
+
+/** The targets one repository list yields: each repository × its package names (or one). */
+export function repositoryListCount(target: SetTarget): number {
   let count = 0;
-  for (const target of spec?.targets ?? [])
-    for (const repo of target.repositories ?? [])
-      count += Math.max(1, repo.packageNames?.length ?? 0);
+  for (const repo of target.repositories ?? [])
+    count += Math.max(1, repo.packageNames?.length ?? 0);
   return count;
 }
 
-/** The problem of a set whose targets number more than the limit; undefined within it. */
-export function tooManyTargetsProblem(count: number, maxTargets: number): string | undefined {
+/** The targets a spec's repository lists yield. */
+export function listedTargetCount(spec: PackageVariantSetSpec | undefined): number {
+  let count = 0;
+  for (const target of spec?.targets ?? []) count += repositoryListCount(target);
+  return count;
+}
+
+/**
+ * The problem of a set whose targets number more than the limit; undefined within it. `atLeast`
+ * when the count stopped at the limit (the controller counts no further than it must).
+ */
+export function tooManyTargetsProblem(
+  count: number,
+  maxTargets: number,
+  atLeast = false,
+): string | undefined {
   return count > maxTargets
-    ? `spec.targets yield ${count} PackageVariants, more than ${maxTargets} (${SET_MAX_TARGETS_VARIABLE}); split the set or narrow its selectors`
+    ? `spec.targets yield ${atLeast ? "at least " : ""}${count} PackageVariants, more than ${maxTargets} (${SET_MAX_TARGETS_VARIABLE}); split the set or narrow its selectors`
     : undefined;
 }
 

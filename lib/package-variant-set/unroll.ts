@@ -58,17 +58,23 @@ export function unrollSelectedObjects(
   targetIndex: number,
   upstreamPackage: string,
 ): TargetContext[] {
-  const names = packageNames?.length ? packageNames : [upstreamPackage];
+  const names = packageNamesOf(packageNames, upstreamPackage);
   return [...objects]
     .sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""))
-    .flatMap(object =>
-      names.map(pkg => ({
+    .flatMap(object => {
+      // One CEL view of the object for all its package names: templates only read it.
+      const celObject = toCelObject(object);
+      return names.map(pkg => ({
         targetIndex,
         targetKind: "selector" as const,
         repoDefault: object.metadata?.name ?? "",
         packageDefault: pkg,
-        target: toCelObject(object),
+        target: celObject,
         template: target.template as PackageVariantTemplate | undefined,
-      })),
-    );
+      }));
+    });
 }
+
+/** A selector's package names: those listed, or the upstream package. */
+export const packageNamesOf = (packageNames: string[] | undefined, upstreamPackage: string) =>
+  packageNames?.length ? packageNames : [upstreamPackage];

@@ -22,6 +22,7 @@ export {
 } from "./injection-points";
 export type { InClusterRef, InjectionPlan, InjectionPoint, Injector } from "./injection-points";
 export { injectConfig, NO_RESOURCE_MESSAGE } from "./injection";
+export { fetchInjected } from "./injection-fetch";
 export type { FetchedObjects, FetchOutcome } from "./injection";
 export type { KptfileCondition } from "./kptfile-conditions";
 export { applyMutations, comparePackages, objectsToFetch } from "./mutations";

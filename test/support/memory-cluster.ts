@@ -136,12 +136,23 @@ export class MemoryCluster implements Cluster {
     const labels = parseLabelSelector(options.labels);
     const fields = parseFieldSelector(options.fields, path => served.selectable.has(path));
     const namespace = kind.namespaced ? options.namespace : undefined;
-    return this.#store
+    const matching = this.#store
       .entries(served)
       .map(entry => entry.object)
       .filter(obj => !namespace || obj.metadata.namespace === namespace)
-      .filter(obj => matchesLabels(obj.metadata.labels, labels) && matchesFields(obj, fields))
-      .map(obj => clone(obj) as T);
+      .filter(obj => matchesLabels(obj.metadata.labels, labels) && matchesFields(obj, fields));
+    // As the API's pages: one object past `atMost` tells the caller it is over.
+    return matching
+      .slice(0, options.atMost === undefined ? undefined : options.atMost + 1)
+      .map(obj =>
+        options.metadataOnly
+          ? ({
+              apiVersion: obj.apiVersion,
+              kind: obj.kind,
+              metadata: clone(obj.metadata),
+            } as unknown as T)
+          : (clone(obj) as T),
+      );
   }
 
   async create<T extends KubeObject>(

@@ -29,7 +29,14 @@ export interface ClusterLog {
   warn(message: string): void;
 }
 
-const PAGE_SIZE = "500";
+const PAGE_SIZE = 500;
+
+/**
+ * Metadata only, as the API server's PartialObjectMetadataList; a server that cannot (an
+ * aggregated API) answers whole objects, which callers read the same way.
+ */
+const METADATA_ONLY =
+  "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
 
 /** One path segment: encoded, and never `.`/`..` (a URL parser would resolve those away). */
 function segment(value: string): string {
@@ -55,7 +62,12 @@ interface Status {
 async function request<T>(
   method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
-  options: { query?: Record<string, string>; body?: unknown; contentType?: string } = {},
+  options: {
+    query?: Record<string, string>;
+    body?: unknown;
+    contentType?: string;
+    accept?: string;
+  } = {},
 ): Promise<T> {
   const { opts, serverUrl } = await k8sCfg(method as FetchMethods);
   const url = new URL(path, serverUrl.toString());
@@ -63,6 +75,7 @@ async function request<T>(
   const headers: Record<string, string> = { ...(opts.headers as Record<string, string>) };
   if (options.body !== undefined)
     headers["Content-Type"] = options.contentType ?? "application/json";
+  if (options.accept) headers["Accept"] = options.accept;
   const response = await fetch<T | Status>(url, {
     ...opts,
     method,
@@ -107,7 +120,9 @@ export function fluentCluster(log: ClusterLog): Cluster {
 
     async list<T extends KubeObject>(kind: ResourceKind<T>, options: ListOptions = {}) {
       const items: T[] = [];
-      const query: Record<string, string> = { limit: PAGE_SIZE };
+      const atMost = options.atMost ?? Infinity;
+      // A bounded caller needs one object past its bound to know it is over: no more.
+      const query: Record<string, string> = { limit: String(Math.min(PAGE_SIZE, atMost + 1)) };
       const labels = labelSelector(options.labels);
       const fields = fieldSelector(options.fields);
       if (labels) query.labelSelector = labels;
@@ -117,13 +132,17 @@ export function fluentCluster(log: ClusterLog): Cluster {
         const page = await request<{ items?: T[]; metadata?: { continue?: string } }>(
           "GET",
           collectionPath(kind, options.namespace),
-          { query: next ? { ...query, continue: next } : query },
+          {
+            query: next ? { ...query, continue: next } : query,
+            ...(options.metadataOnly && { accept: METADATA_ONLY }),
+          },
         );
-        // A list's items carry no apiVersion/kind; callers compare objects by them.
+        // A list's items carry no apiVersion/kind (a metadata list's say PartialObjectMetadata);
+        // callers compare objects by them.
         for (const item of page.items ?? [])
-          items.push({ apiVersion: apiVersionOf(kind), kind: kind.kind, ...item });
+          items.push({ ...item, apiVersion: apiVersionOf(kind), kind: kind.kind });
         next = page.metadata?.continue || undefined;
-      } while (next);
+      } while (next && items.length <= atMost);
       return items;
     },
 

@@ -133,6 +133,9 @@ describe("the requester's own rights for what the operator reads", () => {
       'spec.injectors[0]: "bob" may not get configmaps "db" in namespace "team-a"; the operator reads for an object only what whoever applies it may get themselves',
     ]);
     rights.bob = ["get /configmaps"];
+    // The denial is kept a few seconds (PORCH_PEPR_ACCESS_REVIEW_CACHE_SECONDS), then asked again.
+    expect(await readProblems(t.ctx, req, packageVariantReads(pv.spec, policy))).toHaveLength(1);
+    t.clock.advance(5_000);
     expect(await readProblems(t.ctx, req, packageVariantReads(pv.spec, policy))).toEqual([]);
     rights.bob = [];
   });

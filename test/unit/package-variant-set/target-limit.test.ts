@@ -1,5 +1,6 @@
 import {
   listedTargetCount,
+  unrollSelectedObjects,
   listedTargetProblems,
   setTargetLimitFromEnv,
   tooManyTargetsProblem,
@@ -39,5 +40,19 @@ describe("the set target limit", () => {
           `PORCH_PEPR_SET_MAX_TARGETS=${JSON.stringify(bad)} is not a count from 1 to 1000000: using 10000`,
         ],
       });
+  });
+});
+
+describe("unrolling a selector target", () => {
+  it("builds one CEL view per selected object, shared by its package names", () => {
+    const contexts = unrollSelectedObjects(
+      [{ metadata: { name: "edge-1", labels: { a: "b" } } }],
+      ["p1", "p2", "p3"],
+      {},
+      0,
+      "up",
+    );
+    expect(contexts.map(c => c.packageDefault)).toEqual(["p1", "p2", "p3"]);
+    expect(new Set(contexts.map(c => c.target)).size).toBe(1);
   });
 });

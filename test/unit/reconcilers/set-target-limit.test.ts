@@ -11,6 +11,7 @@ import {
   PackageVariantSetKind,
   RepositoryKind,
 } from "../../../crd-types";
+import { ConfigMapKind } from "../../../lib/cluster/kinds";
 import { testOperator, type TestOperator } from "../../support/operator-context";
 import {
   basensUpstream,
@@ -57,10 +58,50 @@ describe("a set over the target limit", () => {
       status: "True",
       reason: "TooManyTargets",
       message:
-        "spec.targets yield 4 PackageVariants, more than 3 (PORCH_PEPR_SET_MAX_TARGETS); split the set or narrow its selectors",
+        "spec.targets yield at least 4 PackageVariants, more than 3 (PORCH_PEPR_SET_MAX_TARGETS); split the set or narrow its selectors",
     });
     expect(conditions.Ready).toMatchObject({ status: "False", reason: "TooManyTargets" });
     const variants = await h.cluster.list(PackageVariantKind, { namespace: NS });
     expect(variants.map(v => v.spec?.downstream?.repo).sort()).toEqual(["c1", "c2", "c3"]);
+  });
+
+  it("counts a selector's objects × package names before building or listing more", async () => {
+    h.ctx.caches.revisions.cache.upsert(await seed(h.cluster, PackageRevisionKind, published));
+    h.cluster.serve(ConfigMapKind);
+    for (const name of ["edge-1", "edge-2"])
+      await seed(h.cluster, ConfigMapKind, {
+        metadata: { name, namespace: NS, labels: { fleet: "edge" } },
+      });
+    const packageNames = Array.from({ length: 1_000 }, (_, i) => `pkg-${i}`);
+    await seed(h.cluster, PackageVariantSetKind, {
+      metadata: { name: "set", namespace: NS },
+      spec: {
+        upstream,
+        targets: [
+          {
+            objectSelector: {
+              apiVersion: "v1",
+              kind: "ConfigMap",
+              matchLabels: { fleet: "edge" },
+              packageNames,
+            },
+          },
+          { repositorySelector: { matchLabels: { fleet: "prod" } } },
+        ],
+      },
+    } as PackageVariantSet);
+    const calls = h.callsFrom();
+    await reconcilePackageVariantSet(`${NS}/set`, h.ctx);
+
+    const set = await h.cluster.get(PackageVariantSetKind, { namespace: NS, name: "set" });
+    expect(conditionsOf(set ?? {}).Stalled).toMatchObject({
+      reason: "TooManyTargets",
+      // One ConfigMap × 1,000 names is over 3: the second is not read, the next target not listed.
+      message:
+        "spec.targets yield at least 1000 PackageVariants, more than 3 (PORCH_PEPR_SET_MAX_TARGETS); split the set or narrow its selectors",
+    });
+    expect(calls().filter(call => /^list (ConfigMap|Repository)/.test(call))).toEqual([
+      `list ConfigMap ${NS}`,
+    ]);
   });
 });
