@@ -4,7 +4,7 @@
 // a pkt-line split across network chunks is written piece by piece. The lines are read as
 // isomorphic-git's GitSideBand.demux reads them.
 import type { FileHandle } from "node:fs/promises";
-import { pkt } from "./iso-http";
+import { FLUSH, pkt } from "./pkt-line";
 
 /** Packet lines before the pack: a few ACK/NAK/shallow lines; more is no git server. */
 export const MAX_ANSWER_LINES_BYTES = 64 * 1024;
@@ -93,5 +93,5 @@ export async function receiveAnswer(
 
 /** The answer isomorphic-git reads in place of the one received: its lines, no pack. */
 export function answerWithoutPack(lines: Buffer[]): Buffer {
-  return Buffer.concat([...lines.map(pkt), Buffer.from("0000")]);
+  return Buffer.concat([...lines.map(pkt), FLUSH]);
 }
