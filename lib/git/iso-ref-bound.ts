@@ -13,13 +13,20 @@ import { redact } from "./url-policy";
 
 const ADVERTISEMENT = /\/info\/refs\?service=(git-(?:upload|receive)-pack)$/;
 
+/** An oid, a space, a name: no control character, space or DEL (the line read as latin1). */
+const REF = /^[0-9a-f]{40} [!-~\u0080-\u00ff]+$/;
+
 /**
- * A ref line: an oid, a space, a name (no control character or space), on the first line a NUL
- * and the capabilities, and git's optional LF. A peeled tag (`<name>^{}`) is a ref line too, and
- * so is an empty repository's `<zero oid> capabilities^{}`.
+ * Whether `text` is a ref line: REF, on the first line a NUL and the capabilities (no NUL or LF
+ * among them), and git's optional LF. A peeled tag (`<name>^{}`) is a ref line too, and so is
+ * an empty repository's `<zero oid> capabilities^{}`.
  */
-const FIRST_REF = /^[0-9a-f]{40} [^\x00-\x20\x7f]+(?:\x00[^\x00\n]*)?\n?$/;
-const REF = /^[0-9a-f]{40} [^\x00-\x20\x7f]+\n?$/;
+function isRefLine(text: string, first: boolean): boolean {
+  const line = text.endsWith("\n") ? text.slice(0, -1) : text;
+  const nul = line.indexOf("\0");
+  if (nul < 0) return REF.test(line);
+  return first && REF.test(line.slice(0, nul)) && !/[\n\0]/.test(line.slice(nul + 1));
+}
 
 /** An advertisement that is not one; the message names what is wrong, never the bytes. */
 export class MalformedAdvertisement extends Error {}
@@ -49,7 +56,7 @@ export function advertisedRefLines(adv: Buffer, service: string, maxRefs: number
         step = "refs";
       } else if (step === "refs") {
         if (text === undefined) step = "end";
-        else if (!(refs === 0 ? FIRST_REF : REF).test(text))
+        else if (!isRefLine(text, refs === 0))
           throw new MalformedAdvertisement("a line that is no ref");
         else if (++refs > maxRefs) throw new TooManyRefLines();
       } else throw new MalformedAdvertisement("a line after the final flush");

@@ -98,8 +98,8 @@ export async function sendPack(
     const reported = caps.includes("report-status") ? statusReports(report, refs) : undefined;
     for (const ref of refs) verdicts.set(ref, reported?.get(ref));
     return verdicts;
-  } catch (err) {
-    if (err instanceof BadPktLine) err = new BadAnswer(err.message);
+  } catch (caught) {
+    const err = caught instanceof BadPktLine ? new BadAnswer(caught.message) : caught;
     if (!(err instanceof BadAnswer)) throw err;
     // Named by what was wrong, never by what the server wrote there.
     throw new GitStoreError(
