@@ -59,8 +59,8 @@ export function replayingAdvertisement(
 /**
  * The advertisement with only the ref lines `keep` accepts (and HEAD, and the peeled lines of
  * kept tags); the capabilities move to the first line kept. Lines kept as they are stay views of
- * `adv` until the one copy that joins them. Unparsable input comes back as it is. Exported for
- * tests.
+ * `adv` (their bytes exactly) until the one copy that joins them; only a line whose capabilities
+ * move is written anew. Unparsable input comes back as it is. Exported for tests.
  */
 export function keepRefs(adv: Buffer, keep: (ref: string) => boolean): Buffer {
   const out: Buffer[] = [];
@@ -80,7 +80,8 @@ export function keepRefs(adv: Buffer, keep: (ref: string) => boolean): Buffer {
       if (name !== "HEAD" && !keep(name)) continue;
       const first = capabilities !== undefined && !keptRef;
       keptRef = true;
-      out.push(...framed(Buffer.from(first ? `${head}\0${capabilities}\n` : `${head}\n`, "utf8")));
+      if (!first && nul < 0 && text.endsWith("\n")) out.push(...framed(payload));
+      else out.push(...framed(Buffer.from(first ? `${head}\0${capabilities}\n` : `${head}\n`)));
     }
   } catch (err) {
     if (err instanceof BadPktLine) return adv;

@@ -87,12 +87,12 @@ export function refBoundedHttp(
       const res = await http.request(req);
       const service = ADVERTISEMENT.exec(req.url)?.[1];
       if (service === undefined || res.body === undefined) return res;
-      const chunks: Buffer[] = [];
+      const chunks: Uint8Array[] = [];
       let size = 0;
       for await (const chunk of res.body) {
         size += chunk.length;
         if (size > maxBytes) throw tooManyRefs(redact(repoUrl), limits);
-        chunks.push(Buffer.from(chunk));
+        chunks.push(chunk); // joined once below
       }
       const body = Buffer.concat(chunks);
       if (res.statusCode === 200) {
