@@ -8,6 +8,7 @@
 // Replaying the first answer, cut down to the refs that changed, saves the request, the writes,
 // and the want lines of refs the cache has already.
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from "isomorphic-git";
+import { BadPktLine, FLUSH, pkt, pktHeader, pktLines } from "./pkt-line";
 
 const UPLOAD_PACK_ADVERTISEMENT = /\/info\/refs\?service=git-upload-pack$/;
 
@@ -57,38 +58,52 @@ export function replayingAdvertisement(
 
 /**
  * The advertisement with only the ref lines `keep` accepts (and HEAD, and the peeled lines of
- * kept tags); the capabilities move to the first line kept. Unparsable input comes back as it
- * is. Exported for tests.
+ * kept tags); the capabilities move to the first line kept. Lines kept as they are stay views of
+ * `adv` (their bytes exactly) until the one copy that joins them; only a line whose capabilities
+ * move is written anew. Unparsable input comes back as it is. Exported for tests.
  */
 export function keepRefs(adv: Buffer, keep: (ref: string) => boolean): Buffer {
-  const lines = pktLines(adv);
-  if (lines === undefined) return adv;
+  const out: Buffer[] = [];
   let capabilities: string | undefined;
-  const out: PktLine[] = [];
-  for (const line of lines) {
-    const text = line.payload?.toString("utf8");
-    if (text === undefined || !/^[0-9a-f]{40} /.test(text)) {
-      out.push(line);
-      continue;
+  let keptRef = false;
+  try {
+    for (const { payload } of pktLines(adv)) {
+      if (payload === null || !isRefLine(payload)) {
+        out.push(...framed(payload));
+        continue;
+      }
+      const text = payload.toString("utf8");
+      const nul = text.indexOf("\0");
+      const head = (nul < 0 ? text : text.slice(0, nul)).replace(/\n$/, "");
+      if (nul >= 0) capabilities ??= text.slice(nul + 1).replace(/\n$/, "");
+      const name = head.slice(41).replace(/\^\{\}$/, "");
+      if (name !== "HEAD" && !keep(name)) continue;
+      const first = capabilities !== undefined && !keptRef;
+      keptRef = true;
+      if (!first && nul < 0 && text.endsWith("\n")) out.push(...framed(payload));
+      else out.push(...framed(Buffer.from(first ? `${head}\0${capabilities}\n` : `${head}\n`)));
     }
-    const nul = text.indexOf("\0");
-    const head = (nul < 0 ? text : text.slice(0, nul)).replace(/\n$/, "");
-    if (nul >= 0) capabilities ??= text.slice(nul + 1).replace(/\n$/, "");
-    const name = head.slice(41).replace(/\^\{\}$/, "");
-    if (name !== "HEAD" && !keep(name)) continue;
-    const first = capabilities !== undefined && !out.some(l => isRefLine(l));
-    out.push({ payload: Buffer.from(first ? `${head}\0${capabilities}\n` : `${head}\n`, "utf8") });
+  } catch (err) {
+    if (err instanceof BadPktLine) return adv;
+    throw err;
   }
-  return Buffer.concat(out.map(l => (l.payload === null ? Buffer.from("0000") : pkt(l.payload))));
+  return Buffer.concat(out);
 }
 
-function isRefLine(line: PktLine): boolean {
-  return line.payload !== null && /^[0-9a-f]{40} /.test(line.payload.toString("latin1"));
+/** A pkt-line's payload framed again (null: a flush), as a header and the payload itself. */
+function framed(payload: Buffer | null): Buffer[] {
+  return payload === null ? [FLUSH] : [pktHeader(payload.length), payload];
 }
 
+/** Whether a payload is a ref line: an oid and a space first. */
+function isRefLine(payload: Buffer): boolean {
+  return /^[0-9a-f]{40} $/.test(payload.toString("latin1", 0, 41));
+}
+
+/** A body joined: its chunks copied once. */
 export async function bytes(body: AsyncIterableIterator<Uint8Array>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.from(chunk));
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 
@@ -103,65 +118,49 @@ export function httpWithHeadHint(http: HttpClient, branch: string): HttpClient {
     async request(req: GitHttpRequest): Promise<GitHttpResponse> {
       const res = await http.request(req);
       if (
-        !/\/info\/refs\?service=git-upload-pack$/.test(req.url) ||
+        !UPLOAD_PACK_ADVERTISEMENT.test(req.url) ||
         res.statusCode !== 200 ||
         res.body === undefined
       )
         return res;
-      const chunks: Buffer[] = [];
-      for await (const chunk of res.body) chunks.push(Buffer.from(chunk));
-      const body = addHeadSymref(Buffer.concat(chunks), branch);
-      return {
-        ...res,
-        body: (async function* () {
-          yield body;
-        })(),
-      };
+      return { ...res, body: once(addHeadSymref(await bytes(res.body), branch)) };
     },
   };
 }
 
-/** Rewrites the first ref line's capabilities when the advertisement has no HEAD. Exported for tests. */
+/**
+ * Rewrites the first ref line's capabilities when the advertisement has no HEAD, in one walk
+ * over its lines; the other lines are copied once, as they are. Exported for tests.
+ */
 export function addHeadSymref(adv: Buffer, branch: string): Buffer {
-  const lines = pktLines(adv);
-  if (lines === undefined) return adv;
-  const refLines = lines.filter(
-    l => l.payload !== null && /^[0-9a-f]{40} /.test(l.payload.toString("latin1")),
-  );
-  const first = refLines[0];
-  if (first === undefined || first.payload === null) return adv;
+  let first: { at: number; payload: Buffer } | undefined;
+  let firstBranch: string | undefined;
+  let hasBranch = false;
+  try {
+    for (const { payload, at } of pktLines(adv)) {
+      if (payload === null || !isRefLine(payload)) continue;
+      first ??= { at, payload };
+      const name = payload.toString("utf8", 41).split("\0")[0].trim();
+      if (name === "HEAD") return adv;
+      if (!name.startsWith("refs/heads/")) continue;
+      firstBranch ??= name;
+      hasBranch ||= name === `refs/heads/${branch}`;
+    }
+  } catch (err) {
+    if (err instanceof BadPktLine) return adv;
+    throw err;
+  }
+  if (first === undefined || firstBranch === undefined) return adv;
   const text = first.payload.toString("utf8");
   const nul = text.indexOf("\0");
-  const names = refLines.map(l => l.payload!.toString("utf8").slice(41).split("\0")[0].trim());
-  if (nul < 0 || names.includes("HEAD") || text.includes("symref=HEAD:")) return adv;
-  const heads = names.filter(n => n.startsWith("refs/heads/"));
-  const target = heads.includes(`refs/heads/${branch}`) ? `refs/heads/${branch}` : heads[0];
-  if (target === undefined) return adv;
-  first.payload = Buffer.from(
+  if (nul < 0 || text.includes("symref=HEAD:")) return adv;
+  const target = hasBranch ? `refs/heads/${branch}` : firstBranch;
+  const line = Buffer.from(
     `${text.slice(0, nul + 1)}${text.slice(nul + 1).replace(/\n$/, "")} symref=HEAD:${target}\n`,
     "utf8",
   );
-  return Buffer.concat(lines.map(l => (l.payload === null ? Buffer.from("0000") : pkt(l.payload))));
-}
-
-export interface PktLine {
-  payload: Buffer | null; // null = flush packet
-}
-
-export function pktLines(buf: Buffer): PktLine[] | undefined {
-  const out: PktLine[] = [];
-  for (let pos = 0; pos < buf.length; ) {
-    const len = Number.parseInt(buf.subarray(pos, pos + 4).toString("latin1"), 16);
-    if (Number.isNaN(len) || (len !== 0 && len < 4) || pos + Math.max(len, 4) > buf.length)
-      return undefined;
-    out.push({ payload: len === 0 ? null : Buffer.from(buf.subarray(pos + 4, pos + len)) });
-    pos += len === 0 ? 4 : len;
-  }
-  return out;
-}
-
-export function pkt(payload: Buffer): Buffer {
-  return Buffer.concat([Buffer.from((payload.length + 4).toString(16).padStart(4, "0")), payload]);
+  const rest = adv.subarray(first.at + 4 + first.payload.length);
+  return Buffer.concat([adv.subarray(0, first.at), pkt(line), rest]);
 }
 
 /** HTTP status carried by an isomorphic-git HttpError, if any. */

@@ -1,12 +1,13 @@
 // A push of ref updates (one request, a command per ref) over smart HTTP with the objects the caller names (iso-push.ts finds
 // them): the receive-pack ref advertisement through isomorphic-git, the request and the status
-// report here. The answer is read whole; the HTTP client bounds it (per-fetch limit).
+// report here. The answer is read within a few lines' bytes per ref sent (ANSWER_BYTES) and its
+// report parsed once, as views of its bytes.
 import fs from "node:fs";
 import git, { type HttpClient } from "isomorphic-git";
 import type { AdvertisedRefs } from "./advertisement";
 import { ZERO_OID } from "./client";
 import { GitStoreError, displayUrl } from "./errors";
-import { bytes, pkt, pktLines } from "./iso-http";
+import { BadPktLine, FLUSH, pkt, pktLines } from "./pkt-line";
 
 export interface SendPackRemote {
   http: HttpClient;
@@ -71,7 +72,7 @@ export async function sendPack(
   const body: Uint8Array[] = commands.map((c, i) =>
     pkt(Buffer.from(i === 0 ? `${c}\0 ${caps.join(" ")}\n` : `${c}\n`, "utf8")),
   );
-  body.push(Buffer.from("0000"));
+  body.push(FLUSH);
   const sent = updates.filter(u => !verdicts.has(u.ref));
   if (sent.some(u => u.oid !== null)) {
     const { packfile } = await git.packObjects({ fs, gitdir, cache, oids: objects });
@@ -89,14 +90,16 @@ export async function sendPack(
       yield* body;
     })(),
   });
-  const answer = res.body === undefined ? Buffer.alloc(0) : await bytes(res.body);
   if (res.statusCode !== 200) throw new git.Errors.HttpError(res.statusCode, res.statusMessage, "");
   try {
+    const answer = await answerOf(res.body, ANSWER_BYTES + ANSWER_BYTES_PER_REF * sent.length);
     const report = caps.includes("side-band-64k") ? sideBand(answer) : answer;
-    for (const u of sent)
-      verdicts.set(u.ref, caps.includes("report-status") ? statusReport(report, u.ref) : undefined);
+    const refs = sent.map(u => u.ref);
+    const reported = caps.includes("report-status") ? statusReports(report, refs) : undefined;
+    for (const ref of refs) verdicts.set(ref, reported?.get(ref));
     return verdicts;
-  } catch (err) {
+  } catch (caught) {
+    const err = caught instanceof BadPktLine ? new BadAnswer(caught.message) : caught;
     if (!(err instanceof BadAnswer)) throw err;
     // Named by what was wrong, never by what the server wrote there.
     throw new GitStoreError(
@@ -112,26 +115,77 @@ export class AtomicUnsupported extends Error {}
 /** A receive-pack answer that is not one. */
 class BadAnswer extends Error {}
 
-/** The status report's verdict on `ref`. Exported for tests. */
-export function statusReport(report: Buffer, ref: string): SendPackRefused {
-  const lines = (pktLines(report) ?? [])
-    .map(l => l.payload?.toString("utf8").replace(/\n$/, ""))
-    .filter((l): l is string => l !== undefined);
-  const unpack = lines.find(l => l.startsWith("unpack "));
-  if (unpack === undefined) throw new BadAnswer("no status report");
-  if (unpack !== "unpack ok") return { stage: "unpack", says: printable(unpack) };
-  const verdict = lines.find(l => l === `ok ${ref}` || l.startsWith(`ng ${ref} `));
-  if (verdict === undefined) throw new BadAnswer("the status report names no such ref");
-  return verdict.startsWith("ok ") ? undefined : { stage: "ref", says: printable(verdict) };
+/**
+ * A receive-pack answer: a status report line per ref (its name and the server's reason) and
+ * progress or hook messages on side band 2, which real servers keep to a few KiB. Past this a
+ * server is flooding, not answering.
+ */
+export const ANSWER_BYTES = 64 * 1024;
+export const ANSWER_BYTES_PER_REF = 1024;
+
+/** The answer's body, refused past `max` bytes. */
+async function answerOf(body: AsyncIterable<Uint8Array> | undefined, max: number): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body ?? []) {
+    size += chunk.length;
+    if (size > max) throw new BadAnswer(`an answer of more than ${max} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
-/** Band 1 of a side-band answer; band 3 is the server's fatal error. */
+/**
+ * The status report's verdict on each of `refs` (the refs sent), read in one walk that stops at
+ * the report's flush or its first line past one per ref and the unpack status. Exported for
+ * tests.
+ */
+export function statusReports(
+  report: Buffer,
+  refs: readonly string[],
+): Map<string, SendPackRefused> {
+  const maxLines = refs.length + 2; // the unpack status, a line per ref, the flush
+  const said = new Map<string, SendPackRefused>();
+  let unpack: string | undefined;
+  let lines = 0;
+  try {
+    for (const { payload } of pktLines(report)) {
+      if (++lines > maxLines) throw new BadAnswer(`a status report of more than ${maxLines} lines`);
+      if (payload === null) break;
+      const line = payload.toString("utf8").replace(/\n$/, "");
+      if (unpack === undefined) {
+        if (!line.startsWith("unpack ")) break;
+        unpack = line;
+        continue;
+      }
+      // "ok <ref>" or "ng <ref> <reason>"; the first verdict on a ref is its verdict.
+      const ref = /^(?:ok (\S+)$|ng (\S+) )/.exec(line);
+      const name = ref?.[1] ?? ref?.[2];
+      if (name === undefined || said.has(name)) continue;
+      said.set(name, line.startsWith("ok ") ? undefined : { stage: "ref", says: printable(line) });
+    }
+  } catch (err) {
+    // Band 1 that is no pkt-lines at all is no report; cut inside one, a broken report.
+    if (!(err instanceof BadPktLine)) throw err;
+    throw new BadAnswer(unpack === undefined ? "no status report" : err.message);
+  }
+  if (unpack === undefined) throw new BadAnswer("no status report");
+  const verdicts = new Map<string, SendPackRefused>();
+  for (const ref of refs) {
+    if (unpack !== "unpack ok") verdicts.set(ref, { stage: "unpack", says: printable(unpack) });
+    else if (said.has(ref)) verdicts.set(ref, said.get(ref));
+    else throw new BadAnswer("the status report names no such ref");
+  }
+  return verdicts;
+}
+
+/** Band 1 of a side-band answer (views of it, joined once); band 3 is the server's fatal error. */
 function sideBand(answer: Buffer): Buffer {
   const data: Buffer[] = [];
-  for (const line of pktLines(answer) ?? []) {
-    if (line.payload === null || line.payload.length === 0) continue;
-    const band = line.payload[0];
-    if (band === 1) data.push(line.payload.subarray(1));
+  for (const { payload } of pktLines(answer)) {
+    if (payload === null || payload.length === 0) continue;
+    const band = payload[0];
+    if (band === 1) data.push(payload.subarray(1));
     if (band === 3) throw new BadAnswer("a fatal error on side band 3");
   }
   return Buffer.concat(data);

@@ -52,3 +52,21 @@ describe("keepRefs", () => {
     expect(keepRefs(garbage, () => false)).toEqual(garbage);
   });
 });
+
+describe("keepRefs on a name that is not UTF-8", () => {
+  it("keeps the line's bytes exactly", () => {
+    const name = Buffer.concat([Buffer.from("refs/tags/t"), Buffer.from([0xff, 0xfe])]);
+    const line = Buffer.concat([Buffer.from(`${B} `), name, Buffer.from("\n")]);
+    const framed = Buffer.concat([
+      Buffer.from((line.length + 4).toString(16).padStart(4, "0")),
+      line,
+    ]);
+    const adv = Buffer.concat([
+      advertisement(`${A} HEAD`).subarray(0, -4), // without its final flush
+      framed,
+      Buffer.from("0000"),
+    ]);
+    const kept = keepRefs(adv, ref => ref.startsWith("refs/tags/t"));
+    expect(kept.includes(framed)).toBe(true);
+  });
+});

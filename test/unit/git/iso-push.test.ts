@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { IsoGitClient } from "../../../lib/git/iso-client";
-import { statusReport } from "../../../lib/git/iso-send-pack";
+import { statusReports } from "../../../lib/git/iso-send-pack";
 import { buildTree, replaceSubtree } from "../../../lib/git/tree";
 import {
   git,
@@ -137,6 +137,15 @@ describe("IsoGitClient push to a server that answers no status report", () => {
   it.each([
     ["a fatal error on side band 3", `${pkt("\x03secret words\n")}0000`],
     ["no status report", `${pkt("\x01secret words\n")}0000`],
+    // 120 KB of 1-byte progress lines: before, read whole, demultiplexed and parsed once per ref.
+    [
+      "an answer of more than 66560 bytes",
+      `${pkt("\x01secret words\n")}${"0006\x02s".repeat(20_000)}0000`,
+    ],
+    [
+      "a status report of more than 3 lines",
+      `${pkt(`\x01${pkt("unpack ok\n")}${pkt("ok refs/heads/secret\n").repeat(500)}0000`)}0000`,
+    ],
   ])("fails as Transport (%s) without quoting the server", async (what, answer) => {
     const name = `answering-${what.length}`;
     await fx.repo(name);
@@ -173,25 +182,33 @@ describe("IsoGitClient push to a server that answers no status report", () => {
   });
 });
 
-describe("statusReport", () => {
+describe("statusReports", () => {
   const report = (...lines: string[]) => Buffer.from(`${lines.map(pkt).join("")}0000`);
   const ref = "refs/heads/drafts/a/b";
+  const other = "refs/heads/other";
 
-  it("reads the server's verdict on the ref", () => {
-    expect(statusReport(report("unpack ok\n", `ok ${ref}\n`), ref)).toBeUndefined();
-    expect(statusReport(report("unpack ok\n", `ng ${ref} failed to lock\n`), ref)).toEqual({
-      stage: "ref",
-      says: `ng ${ref} failed to lock`,
-    });
-    expect(statusReport(report("unpack index-pack failed\x1b[2J\n", `ng ${ref} x\n`), ref)).toEqual(
-      { stage: "unpack", says: "unpack index-pack failed [2J" },
+  it("reads the server's verdict on each ref sent, in one walk", () => {
+    const verdicts = statusReports(
+      report("unpack ok\n", `ok ${ref}\n`, `ng ${other} failed to lock\n`),
+      [ref, other],
     );
+    expect([...verdicts]).toEqual([
+      [ref, undefined],
+      [other, { stage: "ref", says: `ng ${other} failed to lock` }],
+    ]);
+    expect(
+      statusReports(report("unpack index-pack failed\x1b[2J\n", `ng ${ref} x\n`), [ref]).get(ref),
+    ).toEqual({ stage: "unpack", says: "unpack index-pack failed [2J" });
   });
 
-  it("refuses a report that says nothing of the ref", () => {
-    expect(() => statusReport(report("unpack ok\n", "ok refs/heads/other\n"), ref)).toThrow(
+  it("refuses a report that says nothing of a ref, is no report, or has more lines than refs", () => {
+    expect(() => statusReports(report("unpack ok\n", `ok ${other}\n`), [ref])).toThrow(
       /names no such ref/,
     );
-    expect(() => statusReport(Buffer.from("garbage"), ref)).toThrow(/no status report/);
+    expect(() => statusReports(report("ok\n"), [ref])).toThrow(/no status report/);
+    expect(() => statusReports(Buffer.from("garbage"), [ref])).toThrow(/no status report/);
+    // A line per ref, the unpack status and the flush: a flood stops at the first line past them.
+    const flood = report("unpack ok\n", ...Array.from({ length: 100_000 }, () => `ok ${ref}\n`));
+    expect(() => statusReports(flood, [ref])).toThrow(/a status report of more than 3 lines/);
   });
 });

@@ -1,7 +1,7 @@
 import { GitContentStore, isGitStoreError } from "../../../lib/git";
 import { DEFAULT_CONTENT_LIMITS, gitContentLimitsFromEnv } from "../../../lib/git/content-limits";
 import { gitNetworkFromEnv, type GitNetwork } from "../../../lib/git/network";
-import { refLineCount } from "../../../lib/git/iso-ref-bound";
+import { advertisedRefLines, refBoundedHttp } from "../../../lib/git/iso-ref-bound";
 import { CLIENTS, git, startFixture, track, workClone, writeFiles, type Fixture } from "./helpers";
 
 jest.setTimeout(60_000);
@@ -46,7 +46,7 @@ describe("the ref limit", () => {
         pkt(`${oid} refs/tags/v1^{}\n`) +
         "0000",
     );
-    expect(refLineCount(adv)).toBe(3);
+    expect(advertisedRefLines(adv, "git-upload-pack", 10)).toBe(3);
   });
 });
 
@@ -94,5 +94,109 @@ describe("a CLI cache holding more refs than the limit allows", () => {
     expect(isGitStoreError(error, "ContentTooLarge")).toBe(true);
     expect(error.message).toMatch(/PORCH_PEPR_GIT_MAX_REFS\)$/);
     expect(await tagsIn()).toBe(0);
+  });
+});
+
+// The advertisement is walked once, as views of its bytes, and every pkt-line counts: before,
+// only ref-like lines did, so one ref then millions of 1-byte lines passed the limit and were
+// copied line by line (20 MiB of them: +663 MB RSS). Its grammar is checked on the way.
+describe("an isomorphic-git advertisement", () => {
+  const pkt = (s: string) => `${(Buffer.byteLength(s) + 4).toString(16).padStart(4, "0")}${s}`;
+  const oid = "a".repeat(40);
+  const REPO = "http://user:secret@127.0.0.1:1/r.git";
+  const answering = (body: string | Buffer, status = 200, maxRefs = 10) =>
+    refBoundedHttp(
+      {
+        request: () =>
+          Promise.resolve({
+            url: "",
+            method: "GET",
+            statusCode: status,
+            statusMessage: "",
+            headers: { "content-type": "application/x-git-upload-pack-advertisement" },
+            body: (async function* () {
+              yield Buffer.from(body);
+            })(),
+          }),
+      },
+      { ...DEFAULT_CONTENT_LIMITS, maxRefs },
+      REPO,
+    ).request({ url: "http://127.0.0.1:1/r.git/info/refs?service=git-upload-pack" });
+  const refusal = (body: string | Buffer, maxRefs = 10) =>
+    answering(body, 200, maxRefs).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+  const good = [
+    pkt("# service=git-upload-pack\n"),
+    "0000",
+    pkt(`${oid} HEAD\0side-band-64k\n`),
+    pkt(`${oid} refs/tags/v1\n`),
+    pkt(`${oid} refs/tags/v1^{}\n`),
+    "0000",
+  ];
+
+  it("passes a well-formed advertisement on byte for byte", async () => {
+    const res = await answering(good.join(""));
+    const chunks: Uint8Array[] = [];
+    for await (const c of res.body!) chunks.push(c);
+    expect(Buffer.concat(chunks).toString()).toBe(good.join(""));
+    const empty = pkt("# service=git-upload-pack\n") + "00000000";
+    expect(await refusal(empty)).toBeUndefined();
+    expect(
+      await refusal(
+        `${pkt("# service=git-upload-pack\n")}0000${pkt(`${"0".repeat(40)} capabilities^{}\0ofs-delta\n`)}0000`,
+      ),
+    ).toBeUndefined();
+  });
+
+  it("counts every pkt-line against the ref limit: one ref then a flood of 1-byte lines is refused", async () => {
+    const flood = Buffer.concat([
+      Buffer.from(good.slice(0, 3).join("")),
+      Buffer.alloc(5 * 100_000, "0005a"),
+      Buffer.from("0000"),
+    ]);
+    // The default limit: 50,000 refs, 25.6 MB, which the flood's 500 KB are well within.
+    const error = await refusal(flood, DEFAULT_CONTENT_LIMITS.maxRefs);
+    expect(isGitStoreError(error, "Transport")).toBe(true);
+    expect(error?.message).toBe(
+      "git server http://***@127.0.0.1:1/r.git sent a malformed ref advertisement (a line that is no ref)",
+    );
+    // Within the limit's bytes, past its lines: refused as too many refs.
+    const refs = Array.from({ length: 11 }, (_, i) => pkt(`${oid} refs/tags/t${i}\n`));
+    const many = await refusal([...good.slice(0, 3), ...refs, "0000"].join(""));
+    expect(isGitStoreError(many, "ContentTooLarge")).toBe(true);
+  });
+
+  it.each([
+    ["no service line", [pkt(`${oid} HEAD\0x\n`), "0000"], "no service line"],
+    [
+      "no flush after the service line",
+      [pkt("# service=git-upload-pack\n"), pkt(`${oid} HEAD\0x\n`), "0000"],
+      "no flush after the service line",
+    ],
+    [
+      "capabilities twice",
+      [...good.slice(0, 3), pkt(`${oid} refs/heads/b\0y\n`), "0000"],
+      "a line that is no ref",
+    ],
+    [
+      "a line after the final flush",
+      [...good, pkt(`${oid} refs/heads/b\n`)],
+      "a line after the final flush",
+    ],
+    ["no final flush", good.slice(0, 4), "no final flush"],
+    ["a cut line", [...good.slice(0, 3), "00ff"], "a line cut short"],
+    ["a line with no length", [...good.slice(0, 3), "zzzz"], "a line with no length"],
+  ])("refuses %s, naming the problem and not the server's bytes", async (_, lines, why) => {
+    const error = await refusal(lines.join(""));
+    expect(isGitStoreError(error, "Transport")).toBe(true);
+    expect(error?.message).toBe(
+      `git server http://***@127.0.0.1:1/r.git sent a malformed ref advertisement (${why})`,
+    );
+  });
+
+  it("leaves an answer other than 200 to isomorphic-git (its HTTP error)", async () => {
+    expect(await answering("<html>no</html>", 404).then(r => r.statusCode)).toBe(404);
   });
 });
