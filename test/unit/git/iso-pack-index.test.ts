@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { UnindexablePack, applyDelta, packIndex } from "../../../lib/git/iso-pack-index";
 import {
   TYPE,
+  appendingDelta,
   buildPack,
   copyingDelta,
   deltaVarint,
@@ -113,6 +114,75 @@ describe("packIndex", () => {
     const { pack } = buildPack([plain(TYPE.blob, Buffer.from("a")), copyingDelta(5, 1, 1, 1000)]);
     await expect(packIndex(pack, none, noWait)).rejects.toThrow(UnindexablePack);
   });
+});
+
+/** The .idx git's index-pack writes for `pack`. */
+async function gitIndex(pack: Buffer, name: string): Promise<Buffer> {
+  const file = join(dir, `${name}.pack`);
+  await writeFile(file, pack);
+  execFileSync("git", ["index-pack", "--index-version=2", file]);
+  return readFile(file.replace(/\.pack$/, ".idx"));
+}
+
+// Each delta used to be resolved by walking down to its base, with a small cache: a delta whose
+// base was not the last object resolved (nor small enough to be cached) re-inflated and
+// re-applied its whole chain, K²/4 applies for K deltas. Counts, not time: K deltas cost one
+// apply each, and every object is inflated at most twice (its header pass, its resolution).
+describe("packIndex work", () => {
+  const K = 16;
+  // Over a quarter of the old 8 MiB base cache, so no result was cached.
+  const SIZE = 3 * 1024 * 1024;
+
+  /** Two blobs, then results[i] = results[i - 2] + "<i>" for i in 2..K+1. */
+  function twoChains() {
+    const results = [Buffer.alloc(SIZE, 0x61), Buffer.alloc(SIZE, 0x62)];
+    const deltas: Buffer[] = [];
+    for (let i = 2; i < K + 2; i++) {
+      const extra = Buffer.from(`${i}`);
+      deltas.push(appendingDelta(results[i - 2].length, extra));
+      results.push(Buffer.concat([results[i - 2], extra]));
+    }
+    return { results, deltas };
+  }
+
+  it("resolves K ofs-deltas, each based two back, with K applies", async () => {
+    const { results, deltas } = twoChains();
+    const { pack } = buildPack([
+      plain(TYPE.blob, results[0]),
+      plain(TYPE.blob, results[1]),
+      ...deltas.map((data, i) => ({
+        type: TYPE.ofsDelta,
+        size: data.length,
+        deflated: deflateSync(data),
+        ofsTo: i,
+      })),
+    ]);
+    const work = { inflates: 0, applies: 0 };
+    const idx = await packIndex(pack, none, noWait, work);
+    expect(idx.equals(await gitIndex(pack, "two-back"))).toBe(true);
+    expect(work.applies).toBeLessThanOrEqual(K);
+    expect(work.inflates).toBeLessThanOrEqual(2 * (K + 2));
+  }, 60_000);
+
+  it("resolves two chains of K ref-deltas stored newest first with K applies", async () => {
+    const { results, deltas } = twoChains();
+    const refDeltas = deltas.map((data, i) => ({
+      type: TYPE.refDelta,
+      size: data.length,
+      deflated: deflateSync(data),
+      ref: oidOf("blob", results[i]),
+    }));
+    const { pack } = buildPack([
+      ...refDeltas.reverse(),
+      plain(TYPE.blob, results[0]),
+      plain(TYPE.blob, results[1]),
+    ]);
+    const work = { inflates: 0, applies: 0 };
+    const idx = await packIndex(pack, none, noWait, work);
+    expect(idx.equals(await gitIndex(pack, "reversed"))).toBe(true);
+    expect(work.applies).toBeLessThanOrEqual(K);
+    expect(work.inflates).toBeLessThanOrEqual(2 * (K + 2));
+  }, 60_000);
 });
 
 describe("applyDelta", () => {
