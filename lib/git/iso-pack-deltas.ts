@@ -59,6 +59,8 @@ export async function resolveDeltas(
 class DeltaWalk {
   /** Ref-deltas sorted by their base's id (then pack order), to find an object's children. */
   readonly #refOrder: Uint32Array;
+  /** 1 at the start of each group of `refOrder` an object has taken as its children. */
+  readonly #taken: Uint8Array;
   #stack: Frame[] = [];
   /** Frames below this one are not dropped to keep within the bound (they were already). */
   #low = 0;
@@ -81,6 +83,7 @@ class DeltaWalk {
       const [x, y] = [entries.refBase(a), entries.refBase(b)];
       return pack.compare(pack, y, y + 20, x, x + 20);
     });
+    this.#taken = new Uint8Array(this.#refOrder.length + 1);
   }
 
   async run(): Promise<void> {
@@ -215,16 +218,27 @@ class DeltaWalk {
   /** The next child of `frame` not resolved yet (its cursor left on it); NONE if none. */
   #pending(frame: Frame): number {
     const { children, resolved } = this.entries;
-    for (; frame.ofs < frame.ofsEnd; frame.ofs++)
+    for (; frame.ofs < frame.ofsEnd; frame.ofs++) {
+      this.work.visits++;
       if (resolved[children[frame.ofs]] === 0) return children[frame.ofs];
-    for (; frame.ref < frame.refEnd; frame.ref++)
+    }
+    for (; frame.ref < frame.refEnd; frame.ref++) {
+      this.work.visits++;
       if (resolved[this.#refOrder[frame.ref]] === 0) return this.#refOrder[frame.ref];
+    }
     return NONE;
   }
 
   #frame(index: number, id: Buffer, depth: number, bytes: Buffer | undefined): Frame {
     const { childStart } = this.entries;
-    const [ref, refEnd] = this.#refRange(id);
+    let [ref, refEnd] = this.#refRange(id);
+    // The first object with this id takes the ref-deltas based on it; another with the same id
+    // (a pack may repeat an object) finds none, or a pack of one blob repeated and deltas
+    // based on it would look them all over once per copy.
+    if (ref < refEnd) {
+      if (this.#taken[ref] === 1) refEnd = ref;
+      this.#taken[ref] = 1;
+    }
     const ofs = index === NONE ? 0 : childStart[index];
     const ofsEnd = index === NONE ? 0 : childStart[index + 1];
     return { index, depth, bytes, ofs, ofsEnd, ref, refEnd };
@@ -232,21 +246,21 @@ class DeltaWalk {
 
   /** Where the ref-deltas based on `id` are in `refOrder`. */
   #refRange(id: Buffer): [number, number] {
+    return [this.#bound(id, 0), this.#bound(id, 1)];
+  }
+
+  /** The first place in `refOrder` whose base id is at least `id` (`past` 0) or past it (1). */
+  #bound(id: Buffer, past: 0 | 1): number {
     const order = this.#refOrder;
-    const compareAt = (k: number) => {
-      const at = this.entries.refBase(order[k]);
-      return this.pack.compare(id, 0, 20, at, at + 20);
-    };
     let lo = 0;
     let hi = order.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (compareAt(mid) < 0) lo = mid + 1;
+      const at = this.entries.refBase(order[mid]);
+      if (this.pack.compare(id, 0, 20, at, at + 20) < past) lo = mid + 1;
       else hi = mid;
     }
-    let end = lo;
-    while (end < order.length && compareAt(end) === 0) end++;
-    return [lo, end];
+    return lo;
   }
 }
 

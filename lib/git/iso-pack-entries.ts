@@ -15,6 +15,8 @@ export interface IndexWork {
   inflates: number;
   /** Deltas applied to a base. */
   applies: number;
+  /** Children of an object looked at while resolving (each should be looked at once or so). */
+  visits: number;
 }
 
 export const TYPE_NAMES: Record<number, string> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };

@@ -32,7 +32,7 @@ export async function packIndex(
   pack: Buffer,
   external: ExternalBase,
   yieldNow: () => Promise<void>,
-  work: IndexWork = { inflates: 0, applies: 0 },
+  work: IndexWork = { inflates: 0, applies: 0, visits: 0 },
 ): Promise<Buffer> {
   if (pack.length > MAX_OFFSET) throw new UnindexablePack("it is 2 GiB or more");
   // The pack is stored under this checksum's name: a pack whose trailer lies could replace
