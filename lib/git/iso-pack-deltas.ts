@@ -15,6 +15,7 @@ import {
   UnindexablePack,
   inflateAt,
   objectId,
+  sortByIds,
 } from "./iso-pack-entries";
 
 /** git's deepest delta chain is 4095 (pack.depth); past that, no git server made the pack. */
@@ -79,10 +80,9 @@ class DeltaWalk {
   ) {
     const refs: number[] = [];
     for (let i = 0; i < entries.count; i++) if (entries.types[i] === REF_DELTA) refs.push(i);
-    this.#refOrder = Uint32Array.from(refs).sort((a, b) => {
-      const [x, y] = [entries.refBase(a), entries.refBase(b)];
-      return pack.compare(pack, y, y + 20, x, x + 20);
-    });
+    this.#refOrder = sortByIds(Uint32Array.from(refs), entries.count, pack, i =>
+      entries.refBase(i),
+    );
     this.#taken = new Uint8Array(this.#refOrder.length + 1);
   }
 

@@ -176,6 +176,26 @@ function indexAt(offsets: Uint32Array, count: number, offset: number): number {
   return lo < count && offsets[lo] === offset ? lo : NONE;
 }
 
+/**
+ * `order` (indexes below `count`) sorted by the 20-byte ids at `idAt(i)` of `buf`. The ids'
+ * first four bytes are compared as numbers first: a Buffer.compare for every pair took ten times
+ * as long for 500,000 ids (seconds with the event loop held).
+ */
+export function sortByIds(
+  order: Uint32Array,
+  count: number,
+  buf: Buffer,
+  idAt: (i: number) => number,
+): Uint32Array {
+  const prefix = new Uint32Array(count);
+  for (const i of order) prefix[i] = buf.readUInt32BE(idAt(i));
+  return order.sort((a, b) => {
+    if (prefix[a] !== prefix[b]) return prefix[a] - prefix[b];
+    const [x, y] = [idAt(a), idAt(b)];
+    return buf.compare(buf, y, y + 20, x, x + 20);
+  });
+}
+
 /** Inflates the object data at `pos`, exactly `size` bytes, off the event loop. */
 export async function inflateAt(pack: Buffer, pos: number, size: number, work: IndexWork) {
   work.inflates++;

@@ -16,6 +16,7 @@ import {
   UnindexablePack,
   digest,
   readEntries,
+  sortByIds,
 } from "./iso-pack-entries";
 
 export { UnindexablePack, type IndexWork } from "./iso-pack-entries";
@@ -50,7 +51,7 @@ function idxFile(pack: Buffer, entries: PackEntries): Buffer {
   const { count: n, ids, offsets } = entries;
   const sorted = new Uint32Array(n);
   for (let i = 0; i < n; i++) sorted[i] = i;
-  sorted.sort((a, b) => ids.compare(ids, b * 20, b * 20 + 20, a * 20, a * 20 + 20));
+  sortByIds(sorted, n, ids, i => i * 20);
   const idx = Buffer.alloc(8 + 256 * 4 + n * 28 + 40);
   idx.writeUInt32BE(0xff744f63, 0);
   idx.writeUInt32BE(2, 4);

@@ -130,9 +130,9 @@ async function gitIndex(pack: Buffer, name: string): Promise<Buffer> {
 // re-applied its whole chain, K²/4 applies for K deltas. Counts, not time: K deltas cost one
 // apply each, and every object is inflated at most twice (its header pass, its resolution).
 describe("packIndex work", () => {
-  const K = 16;
+  const K = 12;
   // Over a quarter of the old 8 MiB base cache, so no result was cached.
-  const SIZE = 3 * 1024 * 1024;
+  const SIZE = 2.25 * 1024 * 1024;
 
   /** Two blobs, then results[i] = results[i - 2] + "<i>" for i in 2..K+1. */
   function twoChains() {
