@@ -231,14 +231,13 @@ class DeltaWalk {
 
   #frame(index: number, id: Buffer, depth: number, bytes: Buffer | undefined): Frame {
     const { childStart } = this.entries;
-    let [ref, refEnd] = this.#refRange(id);
+    const [ref, end] = this.#refRange(id);
     // The first object with this id takes the ref-deltas based on it; another with the same id
     // (a pack may repeat an object) finds none, or a pack of one blob repeated and deltas
     // based on it would look them all over once per copy.
-    if (ref < refEnd) {
-      if (this.#taken[ref] === 1) refEnd = ref;
-      this.#taken[ref] = 1;
-    }
+    const taken = ref < end && this.#taken[ref] === 1;
+    if (ref < end) this.#taken[ref] = 1;
+    const refEnd = taken ? ref : end;
     const ofs = index === NONE ? 0 : childStart[index];
     const ofsEnd = index === NONE ? 0 : childStart[index + 1];
     return { index, depth, bytes, ofs, ofsEnd, ref, refEnd };
