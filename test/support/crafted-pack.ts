@@ -40,6 +40,8 @@ export interface PackObject {
   deflated: Buffer;
   /** An OFS_DELTA's distance back to its base. */
   ofs?: number;
+  /** An OFS_DELTA's base by its index in the pack (the distance is worked out when built). */
+  ofsTo?: number;
   /** A REF_DELTA's base, by id. */
   ref?: string;
 }
@@ -78,6 +80,25 @@ export function copyingDelta(
   return { type: TYPE.ofsDelta, size: data.length, deflated: deflateSync(data), ofs: back };
 }
 
+/**
+ * Delta data that copies the whole of a base of `baseSize` bytes (below 16 MiB) and then
+ * inserts `extra` (1 to 127 bytes): its result is the base followed by `extra`.
+ */
+export function appendingDelta(baseSize: number, extra: Buffer): Buffer {
+  // Copy op: offset 0 (no offset bytes), size in three bytes (0x10, 0x20, 0x40).
+  const copy =
+    baseSize > 0
+      ? Buffer.from([0x80 | 0x70, baseSize & 0xff, (baseSize >> 8) & 0xff, baseSize >> 16])
+      : Buffer.alloc(0);
+  return Buffer.concat([
+    deltaVarint(baseSize),
+    deltaVarint(baseSize + extra.length),
+    copy,
+    Buffer.from([extra.length]),
+    extra,
+  ]);
+}
+
 /** The git object id of `data` as `type`. */
 export function oidOf(type: string, data: Buffer): string {
   return createHash("sha1")
@@ -96,9 +117,10 @@ export function buildPack(objects: PackObject[]): { pack: Buffer; offsets: numbe
   let at = 12;
   for (const o of objects) {
     offsets.push(at);
+    const back = o.ofsTo !== undefined ? at - offsets[o.ofsTo] : o.ofs;
     const ofs =
-      o.ofs !== undefined
-        ? ofsVarint(o.ofs)
+      back !== undefined
+        ? ofsVarint(back)
         : o.ref !== undefined
           ? Buffer.from(o.ref, "hex")
           : Buffer.alloc(0);
