@@ -14,14 +14,60 @@ interface Entry<H> {
   uid: string;
   repository: string;
   held: H;
+  /** What `held` takes (its files), counted against the bounds below. */
+  bytes: number;
   landing: Landing<H>;
 }
+
+/**
+ * What handed-in drafts may hold while their pushes are out: each keeps its rendered files until
+ * its next reconcile, and a tenant's slow git server would otherwise let every draft of theirs
+ * be handed in and held. Past a bound a draft is pushed the way it was before, its reconcile
+ * waiting in a worker (so the tenant's worker share throttles it).
+ */
+export interface HeldBounds {
+  /** By all handed-in drafts. */
+  total: number;
+  /** By one namespace's. */
+  perNamespace: number;
+}
+
+export const DEFAULT_HELD_BOUNDS: HeldBounds = {
+  total: 64 * 1024 * 1024,
+  perNamespace: 16 * 1024 * 1024,
+};
+
+/** What a draft's files take in the heap: UTF-16 text and a little per file. */
+export function heldBytes(files: Record<string, string>): number {
+  let bytes = 0;
+  for (const [path, text] of Object.entries(files)) bytes += 2 * (path.length + text.length) + 96;
+  return bytes;
+}
+
+const namespaceOf = (repository: string) => repository.slice(0, repository.indexOf("/"));
 
 export class PendingDrafts<H> {
   readonly #entries = new Map<string, Entry<H>>();
   /** Entries per repository ("namespace/name"): writers handed in, not yet gone on. */
   readonly #perRepository = new Map<string, number>();
   #wake: (key: string) => void = () => {};
+  #heldTotal = 0;
+  readonly #heldPerNamespace = new Map<string, number>();
+
+  constructor(private readonly bounds: HeldBounds = DEFAULT_HELD_BOUNDS) {}
+
+  /** Whether a draft holding `bytes` may be handed in for `repository` ("namespace/name"). */
+  hasRoom(repository: string, bytes: number): boolean {
+    const namespace = this.#heldPerNamespace.get(namespaceOf(repository)) ?? 0;
+    return (
+      this.#heldTotal + bytes <= this.bounds.total && namespace + bytes <= this.bounds.perNamespace
+    );
+  }
+
+  /** Bytes held by handed-in drafts, in all. */
+  get heldBytes(): number {
+    return this.#heldTotal;
+  }
 
   /** How a revision whose push settled is reconciled again (the controller's add). */
   onSettled(wake: (key: string) => void): void {
@@ -34,12 +80,14 @@ export class PendingDrafts<H> {
     uid: string,
     repository: string,
     held: H,
+    bytes: number,
     push: Promise<PackageRevisionInfo>,
   ): void {
-    const entry: Entry<H> = { uid, repository, held, landing: { state: "pending" } };
+    const entry: Entry<H> = { uid, repository, held, bytes, landing: { state: "pending" } };
     this.forget(key);
     this.#entries.set(key, entry);
     this.#perRepository.set(repository, this.handedIn(repository) + 1);
+    this.#hold(repository, bytes);
     const settle = (landing: Landing<H>) => {
       if (this.#entries.get(key) !== entry) return;
       entry.landing = landing;
@@ -82,6 +130,15 @@ export class PendingDrafts<H> {
     if (entry === undefined) return;
     this.#entries.delete(key);
     this.#drop(entry.repository);
+    this.#hold(entry.repository, -entry.bytes);
+  }
+
+  #hold(repository: string, bytes: number): void {
+    const namespace = namespaceOf(repository);
+    const held = (this.#heldPerNamespace.get(namespace) ?? 0) + bytes;
+    if (held > 0) this.#heldPerNamespace.set(namespace, held);
+    else this.#heldPerNamespace.delete(namespace);
+    this.#heldTotal += bytes;
   }
 
   #drop(repository: string): void {

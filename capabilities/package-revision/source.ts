@@ -40,7 +40,7 @@ import {
   withVariantMutations,
   type SourceMutations,
 } from "./variant-mutations";
-import { PendingDrafts } from "./pending-drafts";
+import { heldBytes, PendingDrafts } from "./pending-drafts";
 import { keyOf } from "../../lib/controller/manager";
 import { draftsAwaitingSource } from "../shared/revision-cache";
 
@@ -291,9 +291,13 @@ export async function reconcileSource(
     ctx.render.slots.release(namespace);
   }
   const registry = pendingDraftsOf(ctx);
-  if (writersComing(ctx, namespace, pr.spec.repository ?? "", 1)) {
+  const bytes = heldBytes(rendered.files);
+  if (
+    writersComing(ctx, namespace, pr.spec.repository ?? "", 1) &&
+    registry.hasRoom(repositoryOf(pr), bytes)
+  ) {
     const push = commitDraft(ctx, pr, store, rendered);
-    registry.handIn(keyOf(pr), pr.metadata?.uid ?? "", repositoryOf(pr), rendered, push);
+    registry.handIn(keyOf(pr), pr.metadata?.uid ?? "", repositoryOf(pr), rendered, bytes, push);
     return { kind: "pushPending" };
   }
   let info: PackageRevisionInfo;
