@@ -321,7 +321,8 @@ export class CliGitClient implements GitClient {
   }
 
   async readTree(treeOid: string): Promise<TreeEntry[]> {
-    return parseTree((await this.object(treeOid, "tree")).body, treeOid);
+    const { body } = await this.object(treeOid, "tree");
+    return parseTree(body, treeOid, limitsOf(this.network).maxTreeEntries);
   }
 
   listTree(treeOid: string): Promise<TreeEntry[]> {

@@ -40,6 +40,7 @@ import { FetchHold, processFetchMemory } from "./fetch-memory";
 import type { FairBudget } from "../controller/fair-budget";
 import { gitNetworkFromEnv, limitsOf, type GitNetwork } from "./network";
 import { ObjectTooLargeError, historyBytes, historyTooLarge, objectLimit } from "./content-limits";
+import { parseTree } from "./loose-objects";
 import { walkTree } from "./tree";
 import { deleteLocalRef, localRefs, recordPushedRef, setThinPackHint } from "./iso-refs";
 import { PackBudget, boundedIsoCache, processPackBudget, type PackCache } from "./iso-pack-cache";
@@ -368,13 +369,20 @@ export class IsoGitClient implements GitClient {
   }
 
   async readTree(treeOid: string): Promise<TreeEntry[]> {
-    const { tree } = await git.readTree({ ...this.base, oid: treeOid });
-    // isomorphic-git tells no size before the read (its pack is in memory already): the entries
-    // are held to the tree limit as the CLI holds the object's bytes.
-    const limit = objectLimit("tree", limitsOf(this.network));
-    const size = tree.reduce((sum, e) => sum + 28 + Buffer.byteLength(e.path), 0);
-    if (size > limit.bytes) throw new ObjectTooLargeError(treeOid, size, limit);
-    return tree.map(e => ({ mode: e.mode, path: e.path, oid: e.oid, type: e.type }));
+    // The object's bytes, parsed as the CLI parses them: isomorphic-git's readTree would build
+    // every entry before its count could be checked.
+    const limits = limitsOf(this.network);
+    const limit = objectLimit("tree", limits);
+    const { type, object } = await git.readObject({
+      ...this.base,
+      oid: treeOid,
+      format: "content",
+    });
+    if (type !== "tree")
+      throw new GitStoreError("Transport", `git object ${treeOid} is a ${type}, expected a tree`);
+    const body = object as Buffer;
+    if (body.length > limit.bytes) throw new ObjectTooLargeError(treeOid, body.length, limit);
+    return parseTree(body, treeOid, limits.maxTreeEntries);
   }
 
   listTree(treeOid: string): Promise<TreeEntry[]> {
