@@ -77,7 +77,7 @@ describe("parseTree", () => {
 
   it("refuses the default limit's tree bomb before building its entries", () => {
     // 25 MB of one-character names within the bytes a tree may take (256 per entry): over
-    // 900,000 entries, each an object before the fix (measured: about two seconds).
+    // 900,000 entries, each an object before the fix (measured: 8 s and 160 MB of heap).
     const one = Buffer.concat([Buffer.from("100644 a\0"), Buffer.alloc(20)]);
     const body = Buffer.alloc(Math.floor((100_000 * 256) / one.length) * one.length);
     for (let at = 0; at < body.length; at += one.length) one.copy(body, at);
