@@ -8,6 +8,7 @@
 import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { constants, createInflate } from "node:zlib";
+import { OFS_DELTA, REF_DELTA, deltaResultSize, varint } from "./pack-scan";
 
 /** Deflated bytes read for a loose object's "<type> <size>\0" or a delta's two sizes. */
 const HEAD_IN = 1024;
@@ -121,30 +122,19 @@ function looseSize(head: Buffer): number | undefined {
 
 /** A packed object's size, or for a delta the size of the object it makes. */
 async function packedSize(head: Buffer): Promise<number | undefined> {
-  let pos = 0;
-  let byte = head[pos++];
-  const type = (byte >> 4) & 7;
-  let size = byte & 15;
-  for (let shift = 4; byte & 0x80 && pos < head.length; shift += 7) {
-    byte = head[pos++];
-    size += (byte & 0x7f) * 2 ** shift;
+  try {
+    const type = (head[0] >> 4) & 7;
+    const header = varint(head, 1, 4, head[0]);
+    let pos = header.next;
+    if (type === OFS_DELTA) {
+      while (pos < head.length && head[pos] & 0x80) pos++;
+      pos++;
+    } else if (type === REF_DELTA) pos += 20;
+    else return header.value;
+    return deltaResultSize(await inflateHead(head.subarray(pos)), pos);
+  } catch {
+    return undefined; // cut short: isomorphic-git reports the object as it reads it
   }
-  if (type === 6) while (pos < head.length && head[pos++] & 0x80);
-  else if (type === 7) pos += 20;
-  else return size;
-  // A delta starts with its base's size, then its result's: two varints.
-  const delta = await inflateHead(head.subarray(pos));
-  let at = 0;
-  const varint = () => {
-    let value = 0;
-    for (let shift = 0; at < delta.length; shift += 7) {
-      const b = delta[at++];
-      value += (b & 0x7f) * 2 ** shift;
-      if (!(b & 0x80)) return value;
-    }
-    return undefined;
-  };
-  return varint() === undefined ? undefined : varint();
 }
 
 /**
