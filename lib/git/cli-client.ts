@@ -6,7 +6,7 @@
 // with http.curloptResolve), and report only git's own "fatal:"/"error:" lines, never the
 // "remote:" lines in which git quotes a server's response body.
 import { spawn } from "node:child_process";
-import { readFile, readdir, rm, stat } from "node:fs/promises";
+import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import {
   authorizationHeader,
@@ -20,7 +20,7 @@ import {
   type RefVerdicts,
   type TreeEntry,
 } from "./client";
-import { advertisedInTrace, type AdvertisedRefs } from "./advertisement";
+import { advertisedInTraceFile, type AdvertisedRefs } from "./advertisement";
 import { GitStoreError, PushRejectedError, displayUrl, scrubSecrets } from "./errors";
 import {
   assertUrlAllowed,
@@ -268,14 +268,14 @@ export class CliGitClient implements GitClient {
     }
   }
 
-  /** The advertisement in a push's packet trace; undefined when over the refs limit's size. */
-  private async advertisedIn(trace: string): Promise<AdvertisedRefs | undefined> {
+  /**
+   * The advertisement in a push's packet trace, read only up to its end; undefined when it does
+   * not end within the refs limit's size.
+   */
+  private advertisedIn(trace: string): Promise<AdvertisedRefs | undefined> {
     const { maxRefs } = limitsOf(this.network);
-    // Over HTTP git traces the advertisement twice; then the push's commands and its report.
-    const bound = 2 * maxRefs * REF_LINE_BYTES + 65536;
-    const size = (await stat(trace).catch(() => undefined))?.size;
-    if (size === undefined || size > bound) return undefined;
-    return advertisedInTrace(await readFile(trace, "utf8"));
+    // Lines as git traces them: its prefix and the packet, within a ref line's bytes twice.
+    return advertisedInTraceFile(trace, 2 * maxRefs * REF_LINE_BYTES + 65536);
   }
 
   private async pushLeased(
@@ -321,7 +321,8 @@ export class CliGitClient implements GitClient {
   }
 
   async readTree(treeOid: string): Promise<TreeEntry[]> {
-    return parseTree((await this.object(treeOid, "tree")).body, treeOid);
+    const { body } = await this.object(treeOid, "tree");
+    return parseTree(body, treeOid, limitsOf(this.network).maxTreeEntries);
   }
 
   listTree(treeOid: string): Promise<TreeEntry[]> {

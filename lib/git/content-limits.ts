@@ -113,9 +113,9 @@ export function gitContentLimitsFromEnv(env: NodeJS.ProcessEnv): GitContentLimit
 }
 
 /** "over the per-file limit of 1048576 bytes (PORCH_PEPR_GIT_MAX_FILE_BYTES)" */
-export function overLimit(
-  key: keyof GitContentLimits,
-  limits: Pick<GitContentLimits, typeof key>,
+export function overLimit<K extends keyof GitContentLimits>(
+  key: K,
+  limits: Pick<GitContentLimits, K>,
 ): string {
   const what = {
     maxFileBytes: "per-file limit of %d bytes",
@@ -192,6 +192,13 @@ export const treeTooLarge = (oid: string, limits: GitContentLimits) =>
   new GitStoreError(
     "ContentTooLarge",
     `git tree ${oid} lists more than ${limits.maxTreeEntries} entries or ${limits.maxTreeEntries * LISTING_BYTES_PER_ENTRY} bytes, ${overLimit("maxTreeEntries", limits)}`,
+  );
+
+/** One tree object (a directory) with more entries than a whole listing may hold. */
+export const treeTooManyEntries = (oid: string, limits: Pick<GitContentLimits, "maxTreeEntries">) =>
+  new GitStoreError(
+    "ContentTooLarge",
+    `git tree ${oid} has more than ${limits.maxTreeEntries} entries, ${overLimit("maxTreeEntries", limits)}`,
   );
 
 interface SizedFile {

@@ -39,7 +39,15 @@ import { refBoundedHttp } from "./iso-ref-bound";
 import { FetchHold, processFetchMemory } from "./fetch-memory";
 import type { FairBudget } from "../controller/fair-budget";
 import { gitNetworkFromEnv, limitsOf, type GitNetwork } from "./network";
-import { ObjectTooLargeError, historyBytes, historyTooLarge, objectLimit } from "./content-limits";
+import {
+  ObjectTooLargeError,
+  historyBytes,
+  historyTooLarge,
+  objectLimit,
+  type ObjectLimit,
+} from "./content-limits";
+import { parseTree } from "./loose-objects";
+import { storedObjectSize } from "./iso-object-size";
 import { walkTree } from "./tree";
 import { deleteLocalRef, localRefs, recordPushedRef, setThinPackHint } from "./iso-refs";
 import { PackBudget, boundedIsoCache, processPackBudget, type PackCache } from "./iso-pack-cache";
@@ -190,6 +198,7 @@ export class IsoGitClient implements GitClient {
     if (memo !== undefined) return memo;
     let current = oid;
     for (let depth = 0; depth < 5; depth++) {
+      await this.storedWithin(current, "tag");
       const { type, object } = await git.readObject({
         ...this.base,
         oid: current,
@@ -368,13 +377,31 @@ export class IsoGitClient implements GitClient {
   }
 
   async readTree(treeOid: string): Promise<TreeEntry[]> {
-    const { tree } = await git.readTree({ ...this.base, oid: treeOid });
-    // isomorphic-git tells no size before the read (its pack is in memory already): the entries
-    // are held to the tree limit as the CLI holds the object's bytes.
-    const limit = objectLimit("tree", limitsOf(this.network));
-    const size = tree.reduce((sum, e) => sum + 28 + Buffer.byteLength(e.path), 0);
-    if (size > limit.bytes) throw new ObjectTooLargeError(treeOid, size, limit);
-    return tree.map(e => ({ mode: e.mode, path: e.path, oid: e.oid, type: e.type }));
+    // The object's bytes, parsed as the CLI parses them: isomorphic-git's readTree would build
+    // every entry before its count could be checked.
+    const limits = limitsOf(this.network);
+    const limit = await this.storedWithin(treeOid, "tree");
+    const { type, object } = await git.readObject({
+      ...this.base,
+      oid: treeOid,
+      format: "content",
+    });
+    if (type !== "tree")
+      throw new GitStoreError("Transport", `git object ${treeOid} is a ${type}, expected a tree`);
+    const body = object as Buffer;
+    if (body.length > limit.bytes) throw new ObjectTooLargeError(treeOid, body.length, limit);
+    return parseTree(body, treeOid, limits.maxTreeEntries);
+  }
+
+  /**
+   * The limit of `type` (objectLimit), once the stored size of `oid` is known to be within it:
+   * isomorphic-git inflates an object whole before telling its size.
+   */
+  private async storedWithin(oid: string, type: string): Promise<ObjectLimit> {
+    const limit = objectLimit(type, limitsOf(this.network));
+    const size = await storedObjectSize(this.opts.gitdir, oid, this.packs);
+    if (size !== undefined && size > limit.bytes) throw new ObjectTooLargeError(oid, size, limit);
+    return limit;
   }
 
   listTree(treeOid: string): Promise<TreeEntry[]> {
@@ -382,10 +409,9 @@ export class IsoGitClient implements GitClient {
   }
 
   async readBlobs(oids: string[]): Promise<Map<string, Buffer>> {
-    const limit = objectLimit("blob", limitsOf(this.network));
     const out = new Map<string, Buffer>();
     for (const oid of oids) {
-      // isomorphic-git tells no size before the read; its pack is in memory already.
+      const limit = await this.storedWithin(oid, "blob");
       const { blob } = await git.readBlob({ ...this.base, oid });
       if (blob.length > limit.bytes) throw new ObjectTooLargeError(oid, blob.length, limit);
       out.set(oid, Buffer.from(blob));
@@ -405,9 +431,9 @@ export class IsoGitClient implements GitClient {
   }
 
   async readCommit(oid: string): Promise<CommitInfo> {
+    const limit = await this.storedWithin(oid, "commit");
     const { commit, payload } = await git.readCommit({ ...this.base, oid });
-    // Read already (no size before a read), but not kept: held to the limit the CLI reads by.
-    const limit = objectLimit("commit", limitsOf(this.network));
+    // The signature is not in the payload: held to the limit the CLI reads by, whole.
     const size = Buffer.byteLength(payload) + Buffer.byteLength(commit.gpgsig ?? "");
     if (size > limit.bytes) throw new ObjectTooLargeError(oid, size, limit);
     return {

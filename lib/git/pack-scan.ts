@@ -61,8 +61,8 @@ export type PackScanResult =
       scan: PackScan;
     };
 
-const OFS_DELTA = 6;
-const REF_DELTA = 7;
+export const OFS_DELTA = 6;
+export const REF_DELTA = 7;
 const BASE_TYPES = new Set([1, 2, 3, 4]);
 /** Give the event loop a turn after this many bytes inflated, or objects read. */
 const YIELD_BYTES = 4 * 1024 * 1024;
@@ -70,8 +70,8 @@ const YIELD_OBJECTS = 1000;
 
 class Malformed extends Error {}
 
-/** A size varint: 4 (pack header) or 7 (delta header) bits first; undefined past 2^53. */
-function varint(buf: Buffer, at: number, firstBits: number, firstByte: number) {
+/** A size varint: 4 (pack header) or 7 (delta header) bits first; Infinity past 2^49. */
+export function varint(buf: Buffer, at: number, firstBits: number, firstByte: number) {
   let byte = firstByte;
   let value = byte & ((1 << firstBits) - 1);
   let shift = firstBits;
@@ -183,7 +183,7 @@ async function inflateExactly(pack: Buffer, pos: number, size: number, offset: n
 }
 
 /** A delta's data starts with its base's size and its result's size. */
-function deltaResultSize(delta: Buffer, offset: number): number {
+export function deltaResultSize(delta: Buffer, offset: number): number {
   if (delta.length === 0) throw new Malformed(`the delta at offset ${offset} is empty`);
   const base = varint(delta, 1, 7, delta[0]);
   if (base.next >= delta.length) throw new Malformed(`the delta at offset ${offset} is cut short`);

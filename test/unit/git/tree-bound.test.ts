@@ -22,6 +22,7 @@ const mktree = (entries: [mode: string, type: string, oid: string, name: string]
   git(entries.map(([m, t, o, n]) => `${m} ${t} ${o}\t${n}\n`).join(""), "mktree");
 
 let bomb: string;
+let flat: string;
 let chain: string;
 let billion: string;
 beforeAll(() => {
@@ -40,6 +41,8 @@ beforeAll(() => {
       i => ["040000", "tree", t1, `d${i}`] as [string, string, string, string],
     ),
   ]);
+  // One directory of 150 files: a single tree object over a limit of 100 entries.
+  flat = mktree([...Array(150).keys()].map(i => ["100644", "blob", blob, `f${i}`]));
   // The review's bomb: 1000 × 1000 × 1000 names of one blob, 10^9 entries from four trees.
   const wide = (name: string, oid: string, type: string, mode: string) =>
     mktree([...Array(1000).keys()].map(i => [mode, type, oid, `${name}${i}`]));
@@ -83,6 +86,14 @@ describe.each(["cli", "isomorphic"] as const)("tree listing bound (%s)", kind =>
     await expect(client(100).listTree(bomb)).rejects.toMatchObject({
       code: "ContentTooLarge",
       message: `git tree ${bomb} lists more than 100 entries or 25600 bytes, over the limit of 100 entries per tree listing (PORCH_PEPR_GIT_MAX_TREE_ENTRIES)`,
+    });
+  });
+
+  it("refuses one tree object with more entries than the limit, naming it and the setting", async () => {
+    expect(await client(150).readTree(flat)).toHaveLength(150);
+    await expect(client(100).readTree(flat)).rejects.toMatchObject({
+      code: "ContentTooLarge",
+      message: `git tree ${flat} has more than 100 entries, over the limit of 100 entries per tree listing (PORCH_PEPR_GIT_MAX_TREE_ENTRIES)`,
     });
   });
 
