@@ -3,7 +3,8 @@
 // have its answers within a deadline: without a shared bound one tenant's burst of applies with
 // many distinct questions queues every other tenant's reviews past that deadline (denied "could
 // not check access"). So reviews in flight are bounded for the whole process and shared
-// round-robin by requesting user with a cap per user (FairBudget), and answers are kept a few
+// round-robin by the namespace asked about (else the user) with a cap for each (FairBudget), and
+// answers are kept a few
 // seconds, keyed by who asks and what, so a repeated apply asks nothing and a revoked right
 // still takes effect within that time (README “Security model”).
 import { BudgetWaitTimeout, FairBudget, namespaceShare } from "../controller/fair-budget";
@@ -11,7 +12,7 @@ import { countSetting } from "../count-setting";
 import type { RequestUser } from "./requester";
 
 export const REVIEWS_IN_FLIGHT_VARIABLE = "PORCH_PEPR_ACCESS_REVIEWS";
-export const REVIEWS_PER_USER_VARIABLE = "PORCH_PEPR_ACCESS_REVIEWS_PER_USER";
+export const REVIEWS_PER_NAMESPACE_VARIABLE = "PORCH_PEPR_ACCESS_REVIEWS_PER_NAMESPACE";
 export const REVIEW_CACHE_SECONDS_VARIABLE = "PORCH_PEPR_ACCESS_REVIEW_CACHE_SECONDS";
 
 /**
@@ -29,7 +30,7 @@ export interface ReviewGateSettings {
   /** Reviews in flight for the whole process. */
   inFlight: number;
   /** Of which one requesting user holds at most this many. */
-  perUser: number;
+  perNamespace: number;
   /** How long an answer is reused, in milliseconds. */
   cacheMs: number;
   /** Answers kept at most. */
@@ -52,7 +53,7 @@ export function reviewGateSettings(
       : countSetting(env, REVIEW_CACHE_SECONDS_VARIABLE, DEFAULT_REVIEW_CACHE_SECONDS, 60);
   return {
     inFlight: inFlight.value,
-    perUser: Math.max(1, namespaceShare(inFlight.value, env[REVIEWS_PER_USER_VARIABLE])),
+    perNamespace: Math.max(1, namespaceShare(inFlight.value, env[REVIEWS_PER_NAMESPACE_VARIABLE])),
     cacheMs: seconds.value * 1000,
     cacheEntries: REVIEW_CACHE_ENTRIES,
     waitMs,
@@ -75,6 +76,18 @@ export function reviewKey(user: RequestUser, question: unknown): string {
     extra,
     question,
   ]);
+}
+
+/**
+ * Whose share a review is taken from: the namespace it asks about (a tenant's, whichever of their
+ * users or ServiceAccounts applies: a namespace admin mints as many of those as they like), or
+ * the user when the question names none.
+ */
+export function reviewOwner(user: RequestUser, question: unknown): string {
+  const namespace = (question as { namespace?: unknown } | null)?.namespace;
+  return typeof namespace === "string" && namespace !== ""
+    ? `namespace:${namespace}`
+    : `user:${user.username ?? ""}`;
 }
 
 /** Answers for `ttlMs`, at most `maxEntries` of them (the oldest dropped first). */
@@ -124,7 +137,7 @@ export class ReviewGate {
     readonly settings: ReviewGateSettings,
     now: () => number = Date.now,
   ) {
-    this.#budget = new FairBudget(settings.inFlight, settings.perUser, settings.waitMs);
+    this.#budget = new FairBudget(settings.inFlight, settings.perNamespace, settings.waitMs);
     this.#answers = new ReviewAnswers(settings.cacheMs, settings.cacheEntries, now);
   }
 
@@ -134,7 +147,7 @@ export class ReviewGate {
     if (cached !== undefined) return Promise.resolve(cached);
     const pending = this.#inFlight.get(key);
     if (pending) return pending;
-    const asked = this.#ask(user.username ?? "", key, ask).finally(() =>
+    const asked = this.#ask(reviewOwner(user, question), key, ask).finally(() =>
       this.#inFlight.delete(key),
     );
     this.#inFlight.set(key, asked);
@@ -147,7 +160,7 @@ export class ReviewGate {
     } catch (error) {
       if (!(error instanceof BudgetWaitTimeout)) throw error;
       throw new ReviewWaitTimeout(
-        `no access review slot within ${this.settings.waitMs / 1000} s (${this.settings.inFlight} in flight for all users, ${this.settings.perUser} per user: ${REVIEWS_IN_FLIGHT_VARIABLE}, ${REVIEWS_PER_USER_VARIABLE})`,
+        `no access review slot within ${this.settings.waitMs / 1000} s (${this.settings.inFlight} in flight for all users, ${this.settings.perNamespace} per user: ${REVIEWS_IN_FLIGHT_VARIABLE}, ${REVIEWS_PER_NAMESPACE_VARIABLE})`,
       );
     }
     try {

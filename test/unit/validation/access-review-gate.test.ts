@@ -32,7 +32,7 @@ const flush = () => new Promise(resolve => setImmediate(resolve));
 
 describe("ReviewGate: reviews in flight, shared by user", () => {
   it("starts a second user's single review while a first user's hundred wait", async () => {
-    const gate = new ReviewGate(settings({ inFlight: 3, perUser: 2 }));
+    const gate = new ReviewGate(settings({ inFlight: 3, perNamespace: 2 }));
     const { started, ask } = fakeReviews();
     const aliceAnswers = Array.from({ length: 100 }, (_, i) =>
       gate.answer({ username: "alice" }, { name: `cm-${i}` }, ask("alice")),
@@ -53,8 +53,20 @@ describe("ReviewGate: reviews in flight, shared by user", () => {
     await expect(Promise.all(aliceAnswers)).resolves.toEqual(Array(100).fill(false));
   });
 
+  // Keyed by user, two ServiceAccounts of one tenant held every slot of the process.
+  it("shares one namespace's slots between all the users asking about it", async () => {
+    const gate = new ReviewGate(settings({ inFlight: 3, perNamespace: 2 }));
+    const { started, ask } = fakeReviews();
+    for (const who of ["sa-1", "sa-2"])
+      for (let i = 0; i < 10; i++)
+        void gate.answer({ username: who }, { namespace: "team-a", name: `${who}-${i}` }, ask(who));
+    void gate.answer({ username: "bob" }, { namespace: "team-b", name: "cm" }, ask("bob"));
+    await flush();
+    expect(started.map(p => p.who)).toEqual(["sa-1", "sa-1", "bob"]);
+  });
+
   it("caps one user's reviews in flight below the process's limit", async () => {
-    const gate = new ReviewGate(settings({ inFlight: 4, perUser: 2 }));
+    const gate = new ReviewGate(settings({ inFlight: 4, perNamespace: 2 }));
     const { started, ask } = fakeReviews();
     for (let i = 0; i < 10; i++) void gate.answer({ username: "alice" }, { i }, ask("alice"));
     void gate.answer({ username: "bob" }, { i: 0 }, ask("bob"));
@@ -63,7 +75,7 @@ describe("ReviewGate: reviews in flight, shared by user", () => {
   });
 
   it("fails a review that gets no turn within the wait, naming the settings", async () => {
-    const gate = new ReviewGate(settings({ inFlight: 1, perUser: 1, waitMs: 1 }));
+    const gate = new ReviewGate(settings({ inFlight: 1, perNamespace: 1, waitMs: 1 }));
     const { ask } = fakeReviews();
     void gate.answer({ username: "alice" }, { i: 0 }, ask("alice"));
     await expect(gate.answer({ username: "bob" }, { i: 0 }, ask("bob"))).rejects.toThrow(
@@ -147,7 +159,7 @@ describe("reviewGateSettings", () => {
   it("defaults to 16 in flight, 8 per user, answers kept 5 s", () => {
     expect(reviewGateSettings({}, 7_000)).toMatchObject({
       inFlight: 16,
-      perUser: 8,
+      perNamespace: 8,
       cacheMs: DEFAULT_REVIEW_CACHE_SECONDS * 1000,
       waitMs: 7_000,
       warnings: [],
@@ -159,12 +171,12 @@ describe("reviewGateSettings", () => {
       reviewGateSettings(
         {
           PORCH_PEPR_ACCESS_REVIEWS: "4",
-          PORCH_PEPR_ACCESS_REVIEWS_PER_USER: "1",
+          PORCH_PEPR_ACCESS_REVIEWS_PER_NAMESPACE: "1",
           PORCH_PEPR_ACCESS_REVIEW_CACHE_SECONDS: "0",
         },
         7_000,
       ),
-    ).toMatchObject({ inFlight: 4, perUser: 1, cacheMs: 0, warnings: [] });
+    ).toMatchObject({ inFlight: 4, perNamespace: 1, cacheMs: 0, warnings: [] });
     expect(
       reviewGateSettings({ PORCH_PEPR_ACCESS_REVIEW_CACHE_SECONDS: "3600" }, 7_000).warnings,
     ).toEqual([expect.stringContaining("PORCH_PEPR_ACCESS_REVIEW_CACHE_SECONDS")]);
