@@ -457,14 +457,28 @@ interface PublishRecord {
 /** Longest author email a listing shows; git does not bound it, a commit's size does. */
 const MAX_EMAIL_CHARS = 256;
 
+/**
+ * Packages a branch's publish history records at most: no Repository lists more revisions
+ * (PORCH_PEPR_REPOSITORY_MAX_REVISIONS' default), and a history of 16 commits of 1 MiB, each
+ * line a `kpt:` annotation naming another package, recorded 650,000 of them (about 240 MB).
+ */
+export const HISTORY_MAX_PACKAGES = 10_000;
+/** Longest package path recorded; longer ones name no package a listing finds. */
+const MAX_PACKAGE_PATH_CHARS = 1024;
+
 /** Records the packages `c` (numbered `seq`) is annotated for; `replace`: over older records. */
 function record(history: History, c: CommitInfo, seq: number, replace = false): void {
   const seen = new Set<string>();
+  let email: string | undefined; // one copy for all the commit's records
   for (const a of parseAnnotations(c.message)) {
-    if (typeof a.package !== "string" || seen.has(a.package)) continue;
-    seen.add(a.package);
-    if (replace || !history.byPath.has(a.package))
-      history.byPath.set(a.package, { timestamp: c.author.timestamp, email: ownCopy(c), seq });
+    const path = a.package;
+    if (typeof path !== "string" || path.length > MAX_PACKAGE_PATH_CHARS || seen.has(path))
+      continue;
+    seen.add(path);
+    const known = history.byPath.has(path);
+    if (known ? !replace : history.byPath.size >= HISTORY_MAX_PACKAGES) continue;
+    email ??= ownCopy(c);
+    history.byPath.set(path, { timestamp: c.author.timestamp, email, seq });
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { CommitInfo, GitClient, TreeEntry } from "../../../lib/git/client";
 import { DEFAULT_CONTENT_LIMITS } from "../../../lib/git/content-limits";
-import { Discovery, HEAD_LISTING_LIMIT } from "../../../lib/git/discovery";
+import { Discovery, HEAD_LISTING_LIMIT, HISTORY_MAX_PACKAGES } from "../../../lib/git/discovery";
 import { newDiscoveryMemos } from "../../../lib/git/discovery-memos";
 import { annotateMessage } from "../../../lib/git/layout";
 
@@ -186,4 +186,28 @@ it("keeps the Kptfiles of every Repository within one byte bound", async () => {
   expect(listed).toBe(120); // about 20 KB kept for each read: 2.4 MB without the bound
   expect(memos.kptfiles.bytes).toBeGreaterThan(0);
   expect(memos.kptfiles.bytes).toBeLessThanOrEqual(bound);
+});
+
+// Every `kpt:` line of a commit naming another package was a record kept for the Repository's
+// life: 16 commits of 1 MiB recorded 650,000 (about 240 MB). A history records at most
+// HISTORY_MAX_PACKAGES packages; past it, later (older) records are not kept.
+it("records at most HISTORY_MAX_PACKAGES packages of a branch's publish history", async () => {
+  const { client, commit } = fakeGit();
+  const junk = Array.from(
+    { length: HISTORY_MAX_PACKAGES },
+    (_, i) => `kpt:${JSON.stringify({ package: `junk/${i}` })}`,
+  ).join("\n");
+  const first = commit(
+    fleet(2),
+    undefined,
+    annotateMessage("publish", { package: "a/p1" } as never),
+  );
+  const head = commit(fleet(2), first, `${junk}\n`);
+  const scope = { branch: "main", directory: "" };
+  const listed = await new Discovery(client).list(
+    new Map([["refs/heads/main", { oid: head, commit: head }]]),
+    scope,
+  );
+  // a/p1's record, older than the junk, found no room.
+  expect(listed.map(r => `${r.packageName} ${r.publishedAt ?? "-"}`)).toEqual(["a/p1 -", "b/p0 -"]);
 });
