@@ -41,6 +41,7 @@ import {
   type SourceMutations,
 } from "./variant-mutations";
 import { heldBytes, PendingDrafts } from "./pending-drafts";
+import { heapBytes } from "../../lib/package-revision/render-statuses";
 import { keyOf } from "../../lib/controller/manager";
 import { draftsAwaitingSource } from "../shared/revision-cache";
 
@@ -286,12 +287,14 @@ export async function reconcileSource(
   let rendered: RenderedSource;
   try {
     const { files, renderStatus, verdict } = await renderSource(ctx, pr, result.files);
-    rendered = { ...result, files, renderStatus, verdict };
+    // Only who applied the mutations goes on: the files before the render are not kept.
+    const mutations = result.mutations && { files: {}, appliedBy: result.mutations.appliedBy };
+    rendered = { ...result, files, renderStatus, verdict, mutations };
   } finally {
     ctx.render.slots.release(namespace);
   }
   const registry = pendingDraftsOf(ctx);
-  const bytes = heldBytes(rendered.files);
+  const bytes = heldBytes(rendered.files) + heapBytes(rendered.renderStatus);
   if (
     writersComing(ctx, namespace, pr.spec.repository ?? "", 1) &&
     registry.hasRoom(repositoryOf(pr), bytes)
