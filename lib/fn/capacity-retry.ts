@@ -20,7 +20,10 @@ export interface CapacityBackoff {
   baseMs: number;
   /** The longest delay before jitter: the doubling stops there. */
   maxMs: number;
-  /** Revisions remembered at most; the oldest is forgotten first (it is retried early once). */
+  /**
+   * Revisions remembered at most, a quarter of them per namespace; a namespace over its share
+   * forgets its own oldest first (that one is retried early once).
+   */
   maxEntries: number;
   /** A number in [0, 1): Math.random in the process, a fixed sequence in tests. */
   random: () => number;
@@ -82,39 +85,60 @@ export function retryNote(retry: CapacityRetry, nowMs: number): string {
   return `shared capacity was busy, not a fault of the package: render retry ${retry.attempt} at ${new Date(retry.dueAtMs).toISOString()} (in ${inSeconds} s), or sooner when the files change`;
 }
 
-/** The pending retries of one process, by revision key, bounded by `maxEntries`. */
+/**
+ * The pending retries of one process, by revision key ("namespace/name"): at most `maxEntries`,
+ * a quarter of them for one namespace. A namespace over its share forgets its own oldest, so one
+ * tenant's thousands of failing revisions never push another tenant's backoff back to the start.
+ */
 export class CapacityRetries {
-  readonly #pending = new Map<string, CapacityRetry>();
+  readonly #byNamespace = new Map<string, Map<string, CapacityRetry>>();
+  #size = 0;
 
   constructor(private readonly backoff: CapacityBackoff) {}
 
   get(key: string): CapacityRetry | undefined {
-    return this.#pending.get(key);
+    return this.#byNamespace.get(namespaceOf(key))?.get(key);
   }
 
   /** Another capacity failure of `key`'s files: the next retry, later by backoff. */
   failed(key: string, nowMs: number): CapacityRetry {
-    const attempt = (this.#pending.get(key)?.attempt ?? 0) + 1;
+    const attempt = (this.get(key)?.attempt ?? 0) + 1;
     const retry = {
       attempt,
       dueAtMs: nowMs + capacityDelayMs(attempt, this.backoff, this.backoff.random()),
     };
-    // Re-inserted, so the map's order is the order of the last failure: the oldest goes first.
-    this.#pending.delete(key);
-    this.#pending.set(key, retry);
-    for (const oldest of this.#pending.keys()) {
-      if (this.#pending.size <= this.backoff.maxEntries) break;
-      this.#pending.delete(oldest);
-    }
+    this.forget(key);
+    const namespace = namespaceOf(key);
+    const own = this.#byNamespace.get(namespace) ?? new Map<string, CapacityRetry>();
+    this.#byNamespace.set(namespace, own);
+    // Re-inserted, so each map's order is the order of the last failure: the oldest goes first.
+    own.set(key, retry);
+    this.#size++;
+    const share = Math.max(1, Math.floor(this.backoff.maxEntries / 4));
+    while (own.size > share) this.forget(own.keys().next().value as string);
+    while (this.#size > this.backoff.maxEntries) this.#forgetOldestOfLargest();
     return retry;
   }
 
   /** Rendered, failed otherwise, new files, or gone: the backoff starts over. */
   forget(key: string): void {
-    this.#pending.delete(key);
+    const namespace = namespaceOf(key);
+    const own = this.#byNamespace.get(namespace);
+    if (!own?.delete(key)) return;
+    this.#size--;
+    if (own.size === 0) this.#byNamespace.delete(namespace);
   }
 
   get size(): number {
-    return this.#pending.size;
+    return this.#size;
+  }
+
+  #forgetOldestOfLargest(): void {
+    let largest: Map<string, CapacityRetry> | undefined;
+    for (const own of this.#byNamespace.values())
+      if (largest === undefined || own.size > largest.size) largest = own;
+    if (largest) this.forget(largest.keys().next().value as string);
   }
 }
+
+const namespaceOf = (key: string) => key.slice(0, Math.max(0, key.indexOf("/")));

@@ -70,10 +70,10 @@ describe("CapacityRetries", () => {
     expect(retries.failed("ns/a", 20000)).toEqual({ attempt: 1, dueAtMs: 22500 });
   });
 
-  it("keeps at most maxEntries, forgetting the revision that failed longest ago", () => {
+  it("keeps a quarter of maxEntries per namespace, forgetting its revision that failed longest ago", () => {
     const retries = new CapacityRetries({
       ...DEFAULT_CAPACITY_BACKOFF,
-      maxEntries: 2,
+      maxEntries: 8,
       random: () => 0,
     });
     retries.failed("ns/a", 0);
@@ -84,6 +84,33 @@ describe("CapacityRetries", () => {
     expect(retries.get("ns/b")).toBeUndefined();
     expect(retries.get("ns/a")?.attempt).toBe(2);
     expect(retries.get("ns/c")?.attempt).toBe(1);
+  });
+
+  // One map for the process, oldest out: a tenant's 10,000 failing revisions pushed every other
+  // tenant's backoff back to its first, 5 s step (an attacker's review).
+  it("does not forget another namespace's retries for one namespace's many", () => {
+    const retries = new CapacityRetries({
+      ...DEFAULT_CAPACITY_BACKOFF,
+      maxEntries: 8,
+      random: () => 0,
+    });
+    retries.failed("quiet/x", 0);
+    retries.failed("quiet/x", 10);
+    for (let i = 0; i < 100; i++) retries.failed(`noisy/r${i}`, 20);
+    expect(retries.get("quiet/x")?.attempt).toBe(2);
+    expect(retries.size).toBe(3);
+  });
+
+  it("keeps at most maxEntries in all, forgetting from the namespace that holds most", () => {
+    const retries = new CapacityRetries({
+      ...DEFAULT_CAPACITY_BACKOFF,
+      maxEntries: 4,
+      random: () => 0,
+    });
+    for (const ns of ["a", "b", "c", "d", "e"]) retries.failed(`${ns}/r`, 0);
+    expect(retries.size).toBe(4);
+    expect(retries.get("a/r")).toBeUndefined();
+    expect(retries.get("e/r")?.attempt).toBe(1);
   });
 
   it("says when the retry is", () => {
