@@ -1,12 +1,19 @@
 import { Repository, RepositoryKind } from "../../crd-types";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
-import { failureReason, isGitStoreError } from "../../lib/git";
+import { failureReason, GitStoreError, isGitStoreError } from "../../lib/git";
+import {
+  namespaceMaxRevisions,
+  namespaceRevisionsProblem,
+} from "../../lib/packages/namespace-revisions";
 import { errorMessage } from "../../lib/errors";
 import type { OperatorContext } from "../context";
 import { splitKey } from "../../lib/controller/manager";
 import { listMirrored, mirrorRevisions, type MirrorResult } from "./mirror";
 import { nextSyncTime, runOnceDue, syncDue } from "./schedule";
 import { writeRepositoryStatus } from "./status";
+
+/** Read once, when the module loads (README “Security model”). */
+const NAMESPACE_MAX_REVISIONS = namespaceMaxRevisions(process.env);
 
 async function getRepository(ctx: OperatorContext, key: string): Promise<Repository | undefined> {
   return ctx.cluster.get(RepositoryKind, splitKey(key));
@@ -35,7 +42,8 @@ function syncMessage(revisions: number, result: MirrorResult): string {
  * (Timeout for a server that does not answer in time, Unavailable for one that cannot be reached,
  * cuts the connection or answers 502/503/504, URLNotAllowed for a refused URL) and
  * touches neither git nor any object; the queue retries with backoff. More package revisions
- * than PORCH_PEPR_REPOSITORY_MAX_REVISIONS is Ready=False TooManyRevisions: nothing is mirrored
+ * than PORCH_PEPR_REPOSITORY_MAX_REVISIONS, or more than PORCH_PEPR_NAMESPACE_MAX_REVISIONS with
+ * the namespace's others, is Ready=False TooManyRevisions: nothing is mirrored
  * or deleted, and git is read again when the next sync is due.
  */
 export async function reconcileRepository(
@@ -58,6 +66,9 @@ export async function reconcileRepository(
     const existing = await listMirrored(ctx, repo);
     const commit = await store.open();
     const revisions = await store.listPackageRevisions();
+    const others = (await ctx.caches.revisions.countIn(namespace)) - existing.length;
+    const crowded = namespaceRevisionsProblem(revisions.length, others, NAMESPACE_MAX_REVISIONS);
+    if (crowded) throw new GitStoreError("TooManyRevisions", crowded);
     const result = await mirrorRevisions(ctx, repo, store, revisions, existing);
     await writeRepositoryStatus(ctx, repo, {
       ready: true,

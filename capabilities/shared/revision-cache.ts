@@ -31,10 +31,11 @@ export const draftsAwaitingSource = (
 ): number => cache.count("awaitsSource", `${namespace}/${repository}`);
 
 /**
- * How the PackageRevision cache is indexed (beside by name): by package, by owning
+ * How the PackageRevision cache is indexed (beside by name): by namespace, by package, by owning
  * PackageVariant, by repository for the revisions whose source is still to write a draft, and whether its last render waits on the function catalog ("true").
  */
 export const revisionIndexers: Indexers<PackageRevision> = {
+  namespace: pr => pr.metadata?.namespace ?? "",
   package: pr => packageKey(pr.metadata?.namespace, pr.spec?.repository, pr.spec?.packageName),
   owner: pr => {
     const owner = pr.metadata?.labels?.[PACKAGE_VARIANT_LABEL];
@@ -61,6 +62,12 @@ export class RevisionCache {
   }
 
   /** The revisions of one package. */
+  /** How many PackageRevisions the namespace holds. */
+  async countIn(namespace: string): Promise<number> {
+    await this.#primed(namespace);
+    return this.cache.count("namespace", namespace);
+  }
+
   async ofPackage(namespace: string, repo = "", pkg = ""): Promise<PackageRevision[]> {
     await this.#primed(namespace);
     return this.cache.by("package", packageKey(namespace, repo, pkg));
