@@ -152,29 +152,44 @@ async function workspaceTakenMessage(ctx: OperatorContext, pr: PackageRevision):
 }
 
 /**
- * Commits the source's files to a new draft branch. A draft already there is reused only when
- * it holds exactly these files (this object's attempt, interrupted before it wrote the
- * status); anything else belongs to someone else and is not taken over.
+ * Commits the source's files to a new draft branch: the commit is written here (in the
+ * reconcile's worker, so a tenant's burst writes no faster than its worker share allows), and
+ * `push` lands the branch. A draft already there is reused only when it holds exactly these
+ * files (this object's attempt, interrupted before it wrote the status); anything else belongs
+ * to someone else and is not taken over.
  */
-async function commitDraft(
+async function writeDraft(
   ctx: OperatorContext,
   pr: PackageRevision,
   store: ContentStore,
   result: SourceResult,
-) {
+): Promise<{ push: () => Promise<PackageRevisionInfo> }> {
+  const existing = (error: unknown) => existingDraft(ctx, pr, store, result, error);
   try {
     const draft = await store.createNewDraft(gitKey(pr));
     await draft.updateResources(result.files, `${result.creationSource} ${pr.metadata?.name}`);
-    return await draft.closeDraft();
+    return { push: () => draft.closeDraft().catch(existing) };
   } catch (error) {
-    if (!isGitStoreError(error, "AlreadyExists")) throw error;
-    const existing = await store.getPackageContent(gitKey(pr));
-    const ours =
-      (existing.info.lifecycle === "Draft" || existing.info.lifecycle === "Proposed") &&
-      isDeepStrictEqual(existing.files, result.files);
-    if (ours) return existing.info;
-    throw new WorkspaceTakenError(await workspaceTakenMessage(ctx, pr));
+    const info = await existing(error);
+    return { push: async () => info };
   }
+}
+
+/** A draft branch already there: this object's own earlier attempt, or someone else's. */
+async function existingDraft(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  store: ContentStore,
+  result: SourceResult,
+  error: unknown,
+): Promise<PackageRevisionInfo> {
+  if (!isGitStoreError(error, "AlreadyExists")) throw error;
+  const existing = await store.getPackageContent(gitKey(pr));
+  const ours =
+    (existing.info.lifecycle === "Draft" || existing.info.lifecycle === "Proposed") &&
+    isDeepStrictEqual(existing.files, result.files);
+  if (ours) return existing.info;
+  throw new WorkspaceTakenError(await workspaceTakenMessage(ctx, pr));
 }
 
 /**
@@ -293,19 +308,25 @@ export async function reconcileSource(
   } finally {
     ctx.render.slots.release(namespace);
   }
+  let written: Awaited<ReturnType<typeof writeDraft>>;
+  try {
+    written = await writeDraft(ctx, pr, store, rendered);
+  } catch (error) {
+    return pushFailure(error);
+  }
   const registry = pendingDraftsOf(ctx);
   const bytes = heldBytes(rendered.files) + heapBytes(rendered.renderStatus);
   if (
     writersComing(ctx, namespace, pr.spec.repository ?? "", 1) &&
     registry.hasRoom(repositoryOf(pr), bytes)
   ) {
-    const push = commitDraft(ctx, pr, store, rendered);
+    const push = written.push();
     registry.handIn(keyOf(pr), pr.metadata?.uid ?? "", repositoryOf(pr), rendered, bytes, push);
     return { kind: "pushPending" };
   }
   let info: PackageRevisionInfo;
   try {
-    info = await registry.writing(repositoryOf(pr), commitDraft(ctx, pr, store, rendered));
+    info = await registry.writing(repositoryOf(pr), written.push());
   } catch (error) {
     return pushFailure(error);
   }
