@@ -35,6 +35,8 @@ export const packageRevisionController = manager.controller({
 // that push waits while more of the repository's drafts are on their way.
 pendingDraftsOf(operator).onSettled(key => packageRevisionController.add(key));
 operator.stores.writersComing = (namespace, name) => writersComing(operator, namespace, name);
+operator.stores.othersActive = namespace =>
+  packageRevisionController.othersActive?.(namespace) ?? false;
 
 // A render that failed for want of a function may succeed under the new catalog (render.ts).
 onFunctionCatalogChange(() => {

@@ -316,8 +316,12 @@ export async function reconcileSource(
   }
   const registry = pendingDraftsOf(ctx);
   const bytes = heldBytes(rendered.files) + heapBytes(rendered.renderStatus);
+  // Handed in only while no other namespace has work: a draft that does not wait for its push
+  // frees its worker for the next, so a tenant's burst runs as fast as the CPU allows, and
+  // another tenant's drafts waited four to six times longer (the noisy-neighbour campaign).
   if (
     writersComing(ctx, namespace, pr.spec.repository ?? "", 1) &&
+    !ctx.stores.othersActive?.(namespace) &&
     registry.hasRoom(repositoryOf(pr), bytes)
   ) {
     const push = written.push();

@@ -80,6 +80,11 @@ export class ContentStores {
    * answer): while they are, its push batch waits for them, at most #lingerMs (push-batch.ts).
    */
   writersComing: ((namespace: string, name: string) => boolean) | undefined;
+  /**
+   * Whether another namespace has PackageRevision work queued or running (the controller's
+   * answer): then a new draft waits for its push in its worker (source.ts).
+   */
+  othersActive: ((namespace: string) => boolean) | undefined;
 
   constructor(
     private readonly cluster: Cluster,

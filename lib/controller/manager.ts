@@ -74,6 +74,8 @@ export interface ControllerSpec<Ctx> {
 export interface Queue {
   add(key: string): void;
   addAfter(key: string, delayMs: number): void;
+  /** Whether a namespace other than `namespace` has keys queued or running. */
+  othersActive?(namespace: string): boolean;
 }
 
 export type QueueFactory<Ctx> = (

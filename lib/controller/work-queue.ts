@@ -163,6 +163,14 @@ export class WorkQueue {
     this.#reportNamespace(namespace);
   }
 
+  /** Whether a namespace other than `namespace` has keys queued or running. */
+  othersActive(namespace: string): boolean {
+    for (const [other, queue] of this.#queues)
+      if (other !== namespace && queue.length > 0) return true;
+    for (const other of this.#running.keys()) if (other !== namespace) return true;
+    return false;
+  }
+
   /** Tells onNamespaceDepth a namespace's keys queued or running. */
   #reportNamespace(namespace: string): void {
     if (!this.options.onNamespaceDepth) return;

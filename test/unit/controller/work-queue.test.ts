@@ -264,6 +264,20 @@ describe("WorkQueue: fair between namespaces", () => {
     expect(started).toEqual(["a/1", "a/2", "b/1", "/cluster-1", "a/3", "b/2", "/cluster-2"]);
   });
 
+  it("tells whether a namespace other than one has keys queued or running", async () => {
+    const { queue, end } = controlled({ concurrency: 1 });
+    queue.add("a/1");
+    expect(queue.othersActive("a")).toBe(false);
+    expect(queue.othersActive("b")).toBe(true); // a/1 runs
+    queue.add("b/1"); // queued behind it
+    expect(queue.othersActive("a")).toBe(true);
+    await end("a/1");
+    expect(queue.othersActive("b")).toBe(false);
+    await end("b/1");
+    expect(queue.othersActive("a")).toBe(false);
+    queue.stop();
+  });
+
   it("never runs more than a namespace's share, even with idle workers", async () => {
     const { queue, running, end } = controlled({ concurrency: 6, perNamespace: 2 });
     for (const key of burst("slow", 10)) queue.add(key);
