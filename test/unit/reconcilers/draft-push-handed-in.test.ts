@@ -18,6 +18,23 @@ function has(url: string, ref: string): boolean {
   return out.toString().trim() === ref;
 }
 
+/** A new clone draft, and another draft of its repository queued (the watch cached both). */
+async function draftBesideAnother(h: TestOperator): Promise<PackageRevision> {
+  const pr = await cloneOfUpstream(h, { Kptfile: kptfile("base") });
+  const other = await h.cluster.create(PackageRevisionKind, {
+    metadata: { name: "repo.other.v1", namespace: NS },
+    spec: {
+      repository: "repo",
+      packageName: "other",
+      workspaceName: "v1",
+      lifecycle: "Draft",
+      source: { init: {} },
+    },
+  } as PackageRevision);
+  for (const obj of [pr, other]) h.ctx.caches.revisions.cache.upsert(obj!);
+  return pr!;
+}
+
 /**
  * Issue 29: a new draft whose repository has other drafts on their way hands its branch to the
  * repository's next push and ends its reconcile: no worker waits on the push. Its status says
@@ -29,19 +46,7 @@ describe("a new draft whose repository has other writers on their way", () => {
   afterEach(() => h.close());
 
   it("is handed to the push, and Ready only after its branch is in git and its revision came back", async () => {
-    const pr = await cloneOfUpstream(h, { Kptfile: kptfile("base") });
-    // Another draft of the repository, queued (the watch put both in the cache).
-    const other = await h.cluster.create(PackageRevisionKind, {
-      metadata: { name: "repo.other.v1", namespace: NS },
-      spec: {
-        repository: "repo",
-        packageName: "other",
-        workspaceName: "v1",
-        lifecycle: "Draft",
-        source: { init: {} },
-      },
-    } as PackageRevision);
-    for (const obj of [pr, other]) h.ctx.caches.revisions.cache.upsert(obj!);
+    const pr = await draftBesideAnother(h);
     const woken = new Promise<string>(resolve => pendingDraftsOf(h.ctx).onSettled(resolve));
     const key = `${NS}/${pr.metadata?.name}`;
 
@@ -68,18 +73,7 @@ describe("a new draft whose repository has other writers on their way", () => {
   // Handed in, a tenant's burst freed its workers for the next drafts and ran as fast as the CPU
   // allowed: another tenant's drafts waited four to six times longer (noisy-neighbour campaign).
   it("waits for its push in its worker while another namespace has work", async () => {
-    const pr = await cloneOfUpstream(h, { Kptfile: kptfile("base") });
-    const other = await h.cluster.create(PackageRevisionKind, {
-      metadata: { name: "repo.other.v1", namespace: NS },
-      spec: {
-        repository: "repo",
-        packageName: "other",
-        workspaceName: "v1",
-        lifecycle: "Draft",
-        source: { init: {} },
-      },
-    } as PackageRevision);
-    for (const obj of [pr, other]) h.ctx.caches.revisions.cache.upsert(obj!);
+    const pr = await draftBesideAnother(h);
     h.ctx.stores.othersActive = namespace => namespace !== "victim";
 
     await reconcilePackageRevision(`${NS}/${pr.metadata?.name}`, h.ctx);
