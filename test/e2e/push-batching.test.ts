@@ -37,7 +37,26 @@ const branches = (): Set<string> =>
 
 const draftName = (i: number) => `deployments.app-${i}.v1`;
 
+/**
+ * No other namespace is being torn down: an earlier file's namespace deleted without waiting
+ * gives the operator PackageRevision work elsewhere, and while another namespace has work a new
+ * draft waits for its push in its worker (the fairness rule), which this test does not count.
+ */
+async function othersQuiet(): Promise<void> {
+  await eventually(
+    "no other namespace terminating",
+    () => {
+      const terminating = JSON.parse(kubectlOk(["get", "namespaces", "-o", "json"])) as {
+        items: { metadata: { name: string }; status?: { phase?: string } }[];
+      };
+      return terminating.items.some(n => n.status?.phase === "Terminating") ? undefined : true;
+    },
+    180_000,
+  );
+}
+
 it("lands drafts of one repository created at once in fewer pushes than drafts, each Ready only once its branch is in git", async () => {
+  await othersQuiet();
   const before = pushesTo(url);
   // The drafts exist before any is asked for: a revision without spec.lifecycle is left alone,
   // and the watch delivers their creations before the lifecycle's changes, so the first draft
