@@ -29,6 +29,8 @@ const settings = (over: Partial<ReturnType<typeof reviewGateSettings>> = {}) => 
 });
 
 const flush = () => new Promise(resolve => setImmediate(resolve));
+/** A review the test leaves waiting: its timeout later must not be an unhandled rejection. */
+const ignore = (answer: Promise<boolean>) => void answer.catch(() => undefined);
 
 describe("ReviewGate: reviews in flight, shared by user", () => {
   it("starts a second user's single review while a first user's hundred wait", async () => {
@@ -59,8 +61,10 @@ describe("ReviewGate: reviews in flight, shared by user", () => {
     const { started, ask } = fakeReviews();
     for (const who of ["sa-1", "sa-2"])
       for (let i = 0; i < 10; i++)
-        void gate.answer({ username: who }, { namespace: "team-a", name: `${who}-${i}` }, ask(who));
-    void gate.answer({ username: "bob" }, { namespace: "team-b", name: "cm" }, ask("bob"));
+        ignore(
+          gate.answer({ username: who }, { namespace: "team-a", name: `${who}-${i}` }, ask(who)),
+        );
+    ignore(gate.answer({ username: "bob" }, { namespace: "team-b", name: "cm" }, ask("bob")));
     await flush();
     expect(started.map(p => p.who)).toEqual(["sa-1", "sa-1", "bob"]);
   });
@@ -68,8 +72,8 @@ describe("ReviewGate: reviews in flight, shared by user", () => {
   it("caps one user's reviews in flight below the process's limit", async () => {
     const gate = new ReviewGate(settings({ inFlight: 4, perNamespace: 2 }));
     const { started, ask } = fakeReviews();
-    for (let i = 0; i < 10; i++) void gate.answer({ username: "alice" }, { i }, ask("alice"));
-    void gate.answer({ username: "bob" }, { i: 0 }, ask("bob"));
+    for (let i = 0; i < 10; i++) ignore(gate.answer({ username: "alice" }, { i }, ask("alice")));
+    ignore(gate.answer({ username: "bob" }, { i: 0 }, ask("bob")));
     await flush();
     expect(started.map(p => p.who)).toEqual(["alice", "alice", "bob"]);
   });
@@ -77,7 +81,7 @@ describe("ReviewGate: reviews in flight, shared by user", () => {
   it("fails a review that gets no turn within the wait, naming the settings", async () => {
     const gate = new ReviewGate(settings({ inFlight: 1, perNamespace: 1, waitMs: 1 }));
     const { ask } = fakeReviews();
-    void gate.answer({ username: "alice" }, { i: 0 }, ask("alice"));
+    ignore(gate.answer({ username: "alice" }, { i: 0 }, ask("alice")));
     await expect(gate.answer({ username: "bob" }, { i: 0 }, ask("bob"))).rejects.toThrow(
       ReviewWaitTimeout,
     );
@@ -132,7 +136,7 @@ describe("ReviewGate: answers kept a few seconds", () => {
     await flush();
     started[0].fail(new Error("connection reset"));
     await expect(first).rejects.toThrow("connection reset");
-    void gate.answer({ username: "alice" }, { verb: "get" }, ask("alice"));
+    ignore(gate.answer({ username: "alice" }, { verb: "get" }, ask("alice")));
     await flush();
     expect(started).toHaveLength(2);
   });
