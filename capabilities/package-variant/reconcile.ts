@@ -3,7 +3,7 @@ import { errorMessage } from "../../lib/errors";
 import type { ReconcileResult } from "../../lib/controller/work-queue";
 import {
   DownstreamStep,
-  firstStatusWaits,
+  statusWaits,
   InClusterRef,
   MutationError,
   planPackageVariant,
@@ -212,8 +212,9 @@ export async function reconcilePackageVariant(
     }
   }
   variants.setInjected(key, injected);
-  // A new variant's first news is its draft made, not that it waits for the draft's source.
-  if (!firstStatusWaits(pv.status, outcome)) await writeVariantStatus(ctx, pv, outcome);
+  // A new or changed variant's news is its draft made, not that it waits for the draft's source.
+  if (!statusWaits(pv.status, pv.metadata?.generation, outcome))
+    await writeVariantStatus(ctx, pv, outcome);
   if (transient) throw transient;
   if (recheck) return { requeueAfterMs: RENDER_RECHECK_MS };
 }

@@ -73,7 +73,7 @@ export type {
 } from "./state";
 export { VariantIndex } from "./variant-index";
 export { revisionRelevance } from "./watch-relevance";
-export { firstStatusWaits, renderVerdict, stepVerdict, variantConditions } from "./readiness";
+export { statusWaits, renderVerdict, stepVerdict, variantConditions } from "./readiness";
 export type { VariantOutcome } from "./readiness";
 export {
   PACKAGE_VARIANT_LABEL,

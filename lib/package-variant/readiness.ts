@@ -39,7 +39,9 @@ export function stepVerdict(step: DownstreamStep): {
       return { failure: step.message };
     case "wait":
       if (step.failed) return { failure: step.message };
-      return step.unavailable ? { unavailable: step.message } : { pending: step.message };
+      if (step.unavailable) return { unavailable: step.message };
+      // A publish in flight leaves Ready as it was: two status writes per publish saved.
+      return step.publishing ? {} : { pending: step.message };
     case "createClone":
     case "createUpgrade":
       return { pending: sourcePendingMessage(step.target) };
@@ -114,15 +116,20 @@ export function variantConditions(outcome: VariantOutcome): ConditionInput[] {
 }
 
 /**
- * Whether the status stating `outcome` is left unwritten: the variant's status was never
- * written (no observedGeneration: every reader sees a variant not processed yet, the set
- * counts its target Unknown either way), and all it would say is that its drafts wait for
- * their source. The next news (the draft made and rendered, or its source failed) is written
- * instead: one request per variant less at fan-out (docs/api-usage.md, “Requests per
- * variant”). Anything else, or a status already written, is stated as it is.
+ * Whether the status stating `outcome` is left unwritten: all it would say is that the
+ * variant's drafts wait for their source, and the status there is not of this generation.
+ * Either it was never written (no observedGeneration: every reader sees a variant not
+ * processed yet), or it states an older generation, as after a set's upgrade of the variant's
+ * spec: its conditions carry that older observedGeneration, so `kubectl wait`, kstatus and the
+ * set (which counts a target ready only at its current generation) read it as not yet
+ * reconciled, and the `UpgradeDraftCreated` event says meanwhile what was done. The next news
+ * (the draft made and rendered, or its source failed) is written instead: one request per
+ * variant less at fan-out and at upgrade (docs/api-usage.md, “Requests per variant”). Anything
+ * else, or a status of this generation, is stated as it is.
  */
-export function firstStatusWaits(
+export function statusWaits(
   status: { observedGeneration?: number; conditions?: unknown[] } | undefined,
+  generation: number | undefined,
   outcome: VariantOutcome,
 ): boolean {
   const quiet =
@@ -132,9 +139,13 @@ export function firstStatusWaits(
     !outcome.renderFailed?.length &&
     !outcome.upstreamUnknown?.length;
   const awaitingSource = outcome.targets.map(sourcePendingMessage);
+  const observed = status?.observedGeneration;
+  const notOfThisGeneration =
+    observed === undefined
+      ? !status?.conditions?.length
+      : generation !== undefined && observed < generation;
   return (
-    status?.observedGeneration === undefined &&
-    !status?.conditions?.length &&
+    notOfThisGeneration &&
     quiet &&
     outcome.pending.length > 0 &&
     outcome.pending.every(message => awaitingSource.includes(message))

@@ -48,6 +48,11 @@ export type DownstreamStep =
       failed?: true;
       /** Its git server was down at the last attempt (Ready reason Unavailable): retried. */
       unavailable?: true;
+      /**
+       * Asked to be published, not numbered yet: a move of the PackageRevision's own, whose
+       * content (and this variant's mutations in it) stays as it was, so Ready does not change.
+       */
+      publishing?: true;
     })
   | CheckMutationsStep;
 
@@ -98,14 +103,18 @@ export const sourcePendingMessage = (name: string) =>
 /** A draft whose spec.source the PackageRevision controller has not executed yet has no content. */
 function sourcePending(
   pr: PackageRevision,
-): { message: string; failed?: true; unavailable?: true } | undefined {
+): { message: string; failed?: true; unavailable?: true; publishing?: true } | undefined {
   const ready = pr.status?.conditions?.find(c => c.type === "Ready");
   // The PackageRevision controller retries a write its git server did not take; say why.
   const waiting = (message: string) =>
     ready?.status === "False" && ready.reason === "Unavailable"
       ? { message: `${message}: ${ready.message}`, unavailable: true as const }
       : { message };
-  if (publishing(pr)) return waiting(`waiting for PackageRevision "${nameOf(pr)}" to be published`);
+  if (publishing(pr))
+    return {
+      ...waiting(`waiting for PackageRevision "${nameOf(pr)}" to be published`),
+      publishing: true,
+    };
   if (!pr.spec?.source || pr.status?.creationSource || isPublished(pr.spec?.lifecycle))
     return undefined;
   const message = sourcePendingMessage(nameOf(pr));

@@ -1,8 +1,8 @@
 import type { PackageRevision } from "../../../crd-types";
 import {
-  firstStatusWaits,
   planPackageVariant,
   renderVerdict,
+  statusWaits,
   stepVerdict,
   variantConditions,
 } from "../../../lib/package-variant";
@@ -77,6 +77,30 @@ describe("Ready means an up-to-date draft exists", () => {
       lockRef: "nginx/v2",
     });
     expect(stepVerdict(stepsOf([locked])[0])).toEqual({});
+  });
+
+  it("does not change while its downstream is being published (the move is the revision's)", () => {
+    const proposal = revision({
+      ws: "packagevariant-1",
+      lifecycle: "Published",
+      lockRef: "nginx/v2",
+    });
+    const [step] = stepsOf([proposal]);
+    expect(step).toMatchObject({ kind: "wait", publishing: true });
+    expect(stepVerdict(step)).toEqual({});
+    // A git server down for the publish is still said.
+    proposal.status = {
+      conditions: [
+        {
+          type: "Ready",
+          status: "False",
+          reason: "Unavailable",
+          message: "down",
+          lastTransitionTime: "",
+        },
+      ],
+    };
+    expect(stepVerdict(stepsOf([proposal])[0]).unavailable).toMatch(/to be published: down$/);
   });
 
   it("is True only with no failure and nothing pending; an error outranks pending", () => {
@@ -159,28 +183,37 @@ describe("Ready follows the downstream draft's render", () => {
   });
 });
 
-describe("firstStatusWaits: a new variant's first status is its draft made", () => {
+describe("statusWaits: a new or changed variant's news is its draft made", () => {
   const target = "deployments.app.packagevariant-1";
   const awaiting = { errors: [], pending: [sourcePendingMessage(target)], targets: [target] };
 
   it("leaves unwritten a first status that only says the draft waits for its source", () => {
-    expect(firstStatusWaits(undefined, awaiting)).toBe(true);
-    expect(firstStatusWaits({}, awaiting)).toBe(true);
+    expect(statusWaits(undefined, 1, awaiting)).toBe(true);
+    expect(statusWaits({}, 1, awaiting)).toBe(true);
   });
 
-  it("writes a status already written once, whatever it said", () => {
-    expect(firstStatusWaits({ observedGeneration: 1 }, awaiting)).toBe(false);
-    expect(firstStatusWaits({ conditions: [{ type: "Ready" }] }, awaiting)).toBe(false);
+  it("leaves an older generation's status standing while the new draft waits (an upgrade)", () => {
+    const ready = { type: "Ready", status: "True", observedGeneration: 1 };
+    expect(statusWaits({ observedGeneration: 1, conditions: [ready] }, 2, awaiting)).toBe(true);
+  });
+
+  it("writes a status of this generation, or one without observedGeneration, whatever it said", () => {
+    expect(statusWaits({ observedGeneration: 1 }, 1, awaiting)).toBe(false);
+    expect(statusWaits({ observedGeneration: 2 }, 2, awaiting)).toBe(false);
+    expect(statusWaits({ conditions: [{ type: "Ready" }] }, 1, awaiting)).toBe(false);
   });
 
   it("writes any other news: ready, a failure, a render pending, stalled", () => {
-    expect(firstStatusWaits(undefined, { ...awaiting, pending: [] })).toBe(false);
-    expect(firstStatusWaits(undefined, { ...awaiting, errors: ["boom"] })).toBe(false);
-    expect(firstStatusWaits(undefined, { ...awaiting, stalled: "invalid" })).toBe(false);
-    expect(firstStatusWaits(undefined, { ...awaiting, unavailable: ["down"] })).toBe(false);
-    expect(firstStatusWaits(undefined, { ...awaiting, renderFailed: ["x"] })).toBe(false);
-    expect(firstStatusWaits(undefined, { ...awaiting, upstreamUnknown: ["x"] })).toBe(false);
-    const rendering = `waiting for PackageRevision "${target}" to render its current resources`;
-    expect(firstStatusWaits(undefined, { ...awaiting, pending: [rendering] })).toBe(false);
+    const older = { observedGeneration: 1 };
+    for (const status of [undefined, older]) {
+      expect(statusWaits(status, 2, { ...awaiting, pending: [] })).toBe(false);
+      expect(statusWaits(status, 2, { ...awaiting, errors: ["boom"] })).toBe(false);
+      expect(statusWaits(status, 2, { ...awaiting, stalled: "invalid" })).toBe(false);
+      expect(statusWaits(status, 2, { ...awaiting, unavailable: ["down"] })).toBe(false);
+      expect(statusWaits(status, 2, { ...awaiting, renderFailed: ["x"] })).toBe(false);
+      expect(statusWaits(status, 2, { ...awaiting, upstreamUnknown: ["x"] })).toBe(false);
+      const rendering = `waiting for PackageRevision "${target}" to render its current resources`;
+      expect(statusWaits(status, 2, { ...awaiting, pending: [rendering] })).toBe(false);
+    }
   });
 });
