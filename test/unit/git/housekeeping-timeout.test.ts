@@ -1,6 +1,7 @@
-import { chmod, writeFile } from "node:fs/promises";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { GitContentStore } from "../../../lib/git";
+import { GC_EVERY_FETCHES } from "../../../lib/git/cli-client";
 import type { GitNetwork } from "../../../lib/git/network";
 import { git, startFixture, track, workClone, writeFiles, type Fixture } from "./helpers";
 
@@ -28,10 +29,13 @@ describe("a CLI fetch's housekeeping", () => {
       policy: { http: "loopback", file: false },
       timeouts: { connectMs: 2_000, idleMs: 5_000, totalMs: 5_000 },
     };
-    const store = track(
-      new GitContentStore({ url }, { cacheRoot: await fx.cacheRoot(), client: "cli", network }),
-    );
-    await store.open();
+    const cacheRoot = await fx.cacheRoot();
+    const open = () => track(new GitContentStore({ url }, { cacheRoot, client: "cli", network }));
+    const first = open();
+    await first.open();
+    first.close();
+    // A client's first fetch asks for housekeeping (later ones every GC_EVERY_FETCHES).
+    const store = open();
     // Every gc --auto now has work (two loose objects are past gc.auto=1) and a hook that hangs.
     await git(store.cacheDir, "config", "gc.auto", "1");
     await git(store.cacheDir, "config", "core.hooksPath", join(store.cacheDir, "hooks"));
@@ -49,5 +53,30 @@ describe("a CLI fetch's housekeeping", () => {
         /^git gc on the cache of .* took longer than 5000 ms \(PORCH_PEPR_GIT_TOTAL_TIMEOUT_MS\)$/,
       ),
     });
+  });
+
+  it("is asked for at a client's first fetch and every GC_EVERY_FETCHES fetches after", async () => {
+    const cacheRoot = await fx.cacheRoot();
+    const store = track(new GitContentStore({ url }, { cacheRoot, client: "cli" }));
+    await store.open();
+    // From now on every gc --auto leaves a line here (the hook's non-zero exit skips the gc).
+    const marks = join(store.cacheDir, "gc-asked");
+    await git(store.cacheDir, "config", "core.hooksPath", join(store.cacheDir, "hooks"));
+    const hook = join(store.cacheDir, "hooks", "pre-auto-gc");
+    await writeFile(hook, `#!/bin/sh\necho asked >> ${marks}\nexit 1\n`);
+    await chmod(hook, 0o755);
+    // gc --auto runs its hook only when it has work: two loose objects are past gc.auto=1.
+    await git(store.cacheDir, "config", "gc.auto", "1");
+    await writeFiles(store.cacheDir, {
+      [`objects/17/${"0".repeat(38)}`]: "",
+      [`objects/17/${"1".repeat(38)}`]: "",
+    });
+    const asked = async () =>
+      (await readFile(marks, "utf8").catch(() => "")).split("\n").filter(Boolean).length;
+    for (let i = 1; i < GC_EVERY_FETCHES; i++) await store.open();
+    expect(await asked()).toBe(0);
+    await store.open();
+    expect(await asked()).toBe(1);
+    expect(GC_EVERY_FETCHES).toBeGreaterThan(1);
   });
 });
