@@ -12,6 +12,7 @@ import {
 } from "../krm/documents";
 import { getPath, plain } from "../krm/nodes";
 import type { PackageFiles } from "../kpt/types";
+import { ByteLru } from "../byte-lru";
 import { MutationError } from "./errors";
 
 export const CONFIG_INJECTION_ANNOTATION = "kpt.dev/config-injection";
@@ -71,50 +72,91 @@ function versionOf(apiVersion: string): string {
   return apiVersion.slice(apiVersion.indexOf("/") + 1);
 }
 
-/** The parsed KRM files (sorted by path) and their injection points; throws MutationError. */
-export function scanInjectionPoints(files: PackageFiles): {
-  points: InjectionPoint[];
-  parsed: Map<string, YamlFile>;
-} {
+/** One file's injection points and the problems of their annotations, or why it does not parse. */
+type FileScan = { points: InjectionPoint[]; problems: string[] } | { error: string };
+
+/**
+ * Scans by file path and text, process-wide and bounded by the texts' size: a variant's files
+ * are scanned at every reconcile of it and of its drafts (planning what to fetch, checking its
+ * mutations, injecting), the same texts again and again; the scan parses every KRM file, and
+ * was three parses in five of a variant's fan-out. The results are plain data, so sharing one
+ * cannot leak an edit.
+ */
+const scans = new ByteLru<FileScan>(4 * 1024 * 1024);
+
+function scanFile(file: string, text: string): FileScan {
+  const key = `${file}\0${text}`;
+  const known = scans.get(key);
+  if (known !== undefined) return known;
+  const scan = parseAndScan(file, text);
+  scans.set(key, scan, 2 * key.length + 64);
+  return scan;
+}
+
+function parseAndScan(file: string, text: string): FileScan {
+  let yaml: YamlFile;
+  try {
+    yaml = parseYamlFile(text);
+  } catch (error) {
+    if (!(error instanceof YamlParseError)) throw error;
+    return { error: `${file}: ${error.message}` };
+  }
   const points: InjectionPoint[] = [];
-  const parsed = new Map<string, YamlFile>();
+  const problems: string[] = [];
+  yaml.docs.forEach((doc, index) => {
+    const meta = krmMeta(doc);
+    const value =
+      meta &&
+      plain(getPath(doc.contents, ["metadata", "annotations", CONFIG_INJECTION_ANNOTATION]));
+    if (!meta || value === undefined) return;
+    if (value !== "required" && value !== "optional") {
+      problems.push(
+        `${file}: ${meta.kind}/${meta.name} has invalid "${CONFIG_INJECTION_ANNOTATION}" annotation value of ${JSON.stringify(String(value))}`,
+      );
+      return;
+    }
+    const { apiVersion, kind, name } = meta;
+    points.push({
+      file,
+      index,
+      apiVersion,
+      kind,
+      name,
+      required: value === "required",
+      conditionType: injectionConditionType(kind, name),
+    });
+  });
+  return { points, problems };
+}
+
+/** The package's injection points, its KRM files in path order; throws MutationError. */
+export function injectionPoints(files: PackageFiles): InjectionPoint[] {
+  const points: InjectionPoint[] = [];
   const problems: string[] = [];
   for (const file of Object.keys(files).filter(isKrmPath).sort()) {
-    let yaml: YamlFile;
-    try {
-      yaml = parseYamlFile(files[file]);
-    } catch (error) {
-      if (!(error instanceof YamlParseError)) throw error;
-      throw new MutationError(`${file}: ${error.message}`);
-    }
-    parsed.set(file, yaml);
-    yaml.docs.forEach((doc, index) => {
-      const meta = krmMeta(doc);
-      const value =
-        meta &&
-        plain(getPath(doc.contents, ["metadata", "annotations", CONFIG_INJECTION_ANNOTATION]));
-      if (!meta || value === undefined) return;
-      if (value !== "required" && value !== "optional") {
-        problems.push(
-          `${file}: ${meta.kind}/${meta.name} has invalid "${CONFIG_INJECTION_ANNOTATION}" annotation value of ${JSON.stringify(String(value))}`,
-        );
-      }
-      const { apiVersion, kind, name } = meta;
-      const conditionType = injectionConditionType(kind, name);
-      points.push({
-        file,
-        index,
-        apiVersion,
-        kind,
-        name,
-        required: value === "required",
-        conditionType,
-      });
-    });
+    const scan = scanFile(file, files[file]);
+    if ("error" in scan) throw new MutationError(scan.error);
+    points.push(...scan.points);
+    problems.push(...scan.problems);
   }
   problems.push(...duplicateProblems(points));
   if (problems.length > 0)
     throw new MutationError(`errors in injection points: ${problems.join(", ")}`);
+  return points;
+}
+
+/**
+ * The injection points and, parsed afresh for the caller to edit, the files that hold one;
+ * throws MutationError.
+ */
+export function scanInjectionPoints(files: PackageFiles): {
+  points: InjectionPoint[];
+  parsed: Map<string, YamlFile>;
+} {
+  const points = injectionPoints(files);
+  const parsed = new Map<string, YamlFile>();
+  for (const { file } of points)
+    if (!parsed.has(file)) parsed.set(file, parseYamlFile(files[file]));
   return { points, parsed };
 }
 
@@ -169,7 +211,7 @@ export function planInjection(
   injectors: readonly Injector[] | undefined,
   namespace: string,
 ): InjectionPlan {
-  const { points } = scanInjectionPoints(files);
+  const points = injectionPoints(files);
   const fetch = new Map<string, InClusterRef>();
   for (const point of points) {
     for (const ref of injectionCandidates(point, injectors ?? [], namespace)) {

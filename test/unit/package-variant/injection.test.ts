@@ -10,7 +10,14 @@ import {
   type InClusterRef,
   type Injector,
 } from "../../../lib/package-variant";
+import * as documents from "../../../lib/krm/documents";
 import { KPTFILE, NAMESPACE } from "./fixtures";
+
+// Counts the parses (the scanning test below); every call still parses.
+jest.mock("../../../lib/krm/documents", () => {
+  const actual = jest.requireActual<typeof documents>("../../../lib/krm/documents");
+  return { ...actual, parseYamlFile: jest.fn(actual.parseYamlFile) };
+});
 
 const ENDPOINTS = `apiVersion: example.com/v1
 kind: Endpoints
@@ -310,5 +317,39 @@ describe("injectConfig", () => {
   it("needs a Kptfile to record the outcome", () => {
     const { Kptfile: _, ...noKptfile } = pkg;
     expect(() => run(noKptfile, [], [])).toThrow('"Kptfile" not found in the downstream package');
+  });
+});
+
+describe("scanning for injection points", () => {
+  it("parses each file text once, however often the same package is planned and injected", () => {
+    const parse = documents.parseYamlFile as jest.MockedFunction<typeof documents.parseYamlFile>;
+    parse.mockClear();
+    {
+      // Texts no earlier test scanned (the scans are kept process-wide).
+      const files = {
+        Kptfile: `${KPTFILE}# once\n`,
+        "endpoints.yaml": `${ENDPOINTS}# once\n`,
+        "settings.yaml": `${SETTINGS}# once\n`,
+      };
+      const injectors = [{ name: "service-endpoints" }, { name: "settings" }];
+      const objects = [endpoints("service-endpoints", "https://edge"), configMap("settings", {})];
+      for (let i = 0; i < 3; i++) planInjection(files, injectors, NAMESPACE);
+      expect(parse).toHaveBeenCalledTimes(3);
+      parse.mockClear();
+      const inject = () =>
+        injectConfig(
+          files,
+          injectors,
+          NAMESPACE,
+          fetchAll(planInjection(files, injectors, NAMESPACE).fetch, objects),
+          true,
+        );
+      const first = inject();
+      // Only the files the injection edits are parsed again (the two with points, and the
+      // Kptfile recording the outcome), afresh each time: no edit shows in the next injection.
+      expect(parse).toHaveBeenCalledTimes(3);
+      expect(inject()).toEqual(first);
+      expect(first["endpoints.yaml"]).toContain("url: https://edge");
+    }
   });
 });
