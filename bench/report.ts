@@ -162,6 +162,29 @@ export function headline(results: BenchResults) {
 const realParts = (run?: { apiMs: number; gitMs: number; pushes: number }) =>
   run && `${s(run.apiMs)} ∥ ${s(run.gitMs)} (${run.pushes})`;
 
+/** The last columns of the fan-out's and the upgrade's tables: each floor and ours over it. */
+const FLOOR_HEAD = [
+  "today's floor",
+  "ours ÷ today's floor",
+  "real floor: API ∥ git (pushes)",
+  "real floor",
+  "ours ÷ real floor",
+];
+
+/** FLOOR_HEAD's cells for `step` at `r`; the ratios by N are headline's. */
+const floorCells = (
+  r: SizeResult,
+  step: "fanOut" | "upgrade",
+  ratio: Record<number, unknown>,
+  realRatio: Record<number, unknown>,
+) => [
+  floors(r)[step],
+  ratio[r.n],
+  realParts(r.floor?.real?.[step]),
+  realFloors(r)[step],
+  realRatio[r.n],
+];
+
 const cell = (v: unknown) => (v === undefined || Number.isNaN(v) ? "–" : String(v));
 const row = (cells: unknown[]) => `| ${cells.map(cell).join(" | ")} |`;
 const table = (head: string[], rows: unknown[][]) =>
@@ -306,11 +329,7 @@ export function markdown(results: BenchResults): string {
         "API floor (fluent client)",
         "API floor (keep-alive)",
         "git floor",
-        "today's floor",
-        "ours ÷ today's floor",
-        "real floor: API ∥ git (pushes)",
-        "real floor",
-        "ours ÷ real floor",
+        ...FLOOR_HEAD,
       ],
       sizes.map(r => {
         const t = r.fanOut?.timeline ?? {};
@@ -324,11 +343,7 @@ export function markdown(results: BenchResults): string {
           api && s(api.fluent.total),
           api && s(api.keepAlive.total),
           r.floor?.git && s(r.floor.git.ms),
-          floors(r).fanOut,
-          h.fanOutRatio[r.n],
-          realParts(r.floor?.real?.fanOut),
-          realFloors(r).fanOut,
-          h.realFanOutRatio[r.n],
+          ...floorCells(r, "fanOut", h.fanOutRatio, h.realFanOutRatio),
         ];
       }),
     ),
@@ -345,11 +360,7 @@ export function markdown(results: BenchResults): string {
         "upgrade drafts exist",
         "all rendered",
         "settled",
-        "today's floor",
-        "ours ÷ today's floor",
-        "real floor: API ∥ git (pushes)",
-        "real floor",
-        "ours ÷ real floor",
+        ...FLOOR_HEAD,
       ],
       sizes.map(r => {
         const p = r.publish?.timeline ?? {};
@@ -364,11 +375,7 @@ export function markdown(results: BenchResults): string {
           u.drafts,
           u.rendered,
           u.settled,
-          floors(r).upgrade,
-          h.upgradeRatio[r.n],
-          realParts(r.floor?.real?.upgrade),
-          realFloors(r).upgrade,
-          h.realUpgradeRatio[r.n],
+          ...floorCells(r, "upgrade", h.upgradeRatio, h.realUpgradeRatio),
         ];
       }),
     ),

@@ -17,11 +17,13 @@ import {
   podRunResponse,
   readCall,
   WRAPPER_PORT,
+  type IdleStep,
   type PodFailureReason,
   type PodRuntimeLimits,
   type PodTemplate,
   type PoolEntry,
   type ReadyPod,
+  type ReleaseStep,
   type ServingPod,
   type WrapperCall,
 } from "../../../lib/fn/pod";
@@ -322,19 +324,7 @@ export class FunctionPodPool {
     pod.running -= 1;
     const entry = this.#entries.get(key);
     if (entry?.pod === pod) entry.lastUsedMs = this.#now();
-    const step = planRelease(entry, pod.name, this.#now());
-    switch (step.kind) {
-      case "handoff":
-        this.#wakeFirst(key, { kind: "slot", pod: step.pod });
-        break;
-      case "idle-check":
-        this.#scheduleIdle(key, step.atMs);
-        break;
-      case "none":
-        break;
-      default:
-        return exhaustive(step);
-    }
+    this.#follow(key, planRelease(entry, pod.name, this.#now()));
   }
 
   #scheduleIdle(key: string, atMs: number): void {
@@ -346,14 +336,22 @@ export class FunctionPodPool {
 
   #idle(key: string): void {
     this.#idleTimers.delete(key);
-    const entry = this.#entries.get(key);
-    const step = planIdle(entry, this.#now());
+    this.#follow(key, planIdle(this.#entries.get(key), this.#now()));
+  }
+
+  /** Carries out what the end of a run or an idle check planned for the template's Pod. */
+  #follow(key: string, step: ReleaseStep | IdleStep): void {
     switch (step.kind) {
-      case "delete":
-        this.#forget(key, step.pod.name);
-        void this.#delete(step.pod.name, `idle for ${entry?.idleMs} ms`);
+      case "handoff":
+        this.#wakeFirst(key, { kind: "slot", pod: step.pod });
         break;
-      case "check":
+      case "delete": {
+        const idleMs = this.#entries.get(key)?.idleMs;
+        this.#forget(key, step.pod.name);
+        void this.#delete(step.pod.name, `idle for ${idleMs} ms`);
+        break;
+      }
+      case "idle-check":
         this.#scheduleIdle(key, step.atMs);
         break;
       case "none":

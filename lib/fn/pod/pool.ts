@@ -90,11 +90,14 @@ export function planRoom(entries: Iterable<PoolEntry>, maxPods: number): RoomSte
   };
 }
 
+/** Check the Pod for idleness at `atMs`. */
+type IdleCheck = { kind: "idle-check"; atMs: number };
+
 export type ReleaseStep =
   /** Give the ended run's place to the first waiting run. */
   | { kind: "handoff"; pod: ReadyPod }
   /** Nothing waits: check for idleness then. */
-  | { kind: "idle-check"; atMs: number }
+  | IdleCheck
   /** The Pod was replaced meanwhile; its waiting runs were sent to the new one. */
   | { kind: "none" };
 
@@ -112,7 +115,7 @@ export function planRelease(
 
 export type IdleStep =
   | { kind: "delete"; pod: ServingPod }
-  | { kind: "check"; atMs: number }
+  | IdleCheck
   /** No Ready Pod, or one in use: the end of its last run schedules the next check. */
   | { kind: "none" };
 
@@ -121,7 +124,7 @@ export function planIdle(entry: PoolEntry | undefined, nowMs: number): IdleStep 
   if (!entry || !pod || pod.address === undefined || pod.running > 0 || entry.waiting > 0)
     return { kind: "none" };
   const atMs = entry.lastUsedMs + entry.idleMs;
-  return nowMs >= atMs ? { kind: "delete", pod } : { kind: "check", atMs };
+  return nowMs >= atMs ? { kind: "delete", pod } : { kind: "idle-check", atMs };
 }
 
 export type LostStep =

@@ -1,12 +1,7 @@
 import { reconcilePackageVariant } from "../../../capabilities/package-variant/reconcile";
-import {
-  PackageRevision,
-  PackageRevisionKind,
-  PackageVariant,
-  PackageVariantKind,
-} from "../../../crd-types";
+import { PackageRevisionKind, PackageVariant, PackageVariantKind } from "../../../crd-types";
 import { testOperator, type TestOperator } from "../../support/operator-context";
-import { current, NS, seed } from "./fixtures";
+import { current, NS, publishedRevision, seed } from "./fixtures";
 
 /**
  * A reconcile reads the object it reconciles from the watch's cache, not from the API server,
@@ -79,16 +74,7 @@ describe("a reconcile reads its object from the watch's cache", () => {
   });
 
   it("a reconcile that runs again before the watch delivers its new draft does not create it again", async () => {
-    await seed(h.cluster, PackageRevisionKind, {
-      metadata: { name: "blueprints.app.v1", namespace: NS },
-      spec: {
-        repository: "blueprints",
-        packageName: "app",
-        workspaceName: "v1",
-        lifecycle: "Published",
-      },
-      status: { revision: 1 },
-    } as PackageRevision);
+    await seed(h.cluster, PackageRevisionKind, publishedRevision("blueprints", "app"));
     await watchedVariant();
     const calls = h.callsFrom();
 

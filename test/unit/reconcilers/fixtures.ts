@@ -4,6 +4,9 @@ import {
   PackageRevisionKind,
   PackageRevisionResources,
   PackageRevisionResourcesKind,
+  PackageVariantSet,
+  PackageVariantSetKind,
+  type PackageVariantSetSpec,
   Repository,
   RepositoryKind,
   type RepositorySpec,
@@ -41,6 +44,19 @@ export const repositoryObject = (
   },
 });
 
+/** A Repository `name` on a new local bare repository (branch main), in the cluster. */
+export async function seedLocalRepository(
+  h: TestOperator,
+  name: string,
+  spec: Partial<RepositorySpec> = {},
+): Promise<Repository> {
+  return seed(
+    h.cluster,
+    RepositoryKind,
+    repositoryObject(name, await h.localRepository(name), spec),
+  );
+}
+
 export const kptfile = (name: string, pipeline = "") =>
   `apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: ${name}\n  annotations:\n    config.kubernetes.io/local-config: "true"\n${pipeline}`;
 
@@ -70,12 +86,7 @@ export async function draftRevision(
   files: Record<string, string>,
   { repo = "repo", packageName = "app", workspaceName = "v1" } = {},
 ): Promise<Draft> {
-  const repository = await seed(
-    h.cluster,
-    RepositoryKind,
-    repositoryObject(repo, await h.localRepository(repo)),
-  );
-  const store = await h.ctx.stores.of(repository);
+  const store = await h.ctx.stores.of(await seedLocalRepository(h, repo));
   await store.open();
   const key = { packageName, workspaceName };
   const draft = await store.createNewDraft(key);
@@ -109,18 +120,28 @@ export async function renderedDraft(h: TestOperator): Promise<Draft & { queueKey
   return { ...d, queueKey };
 }
 
+/** Revision 1 (workspace v1) of `packageName` in Repository `repo`, Published. */
+export const publishedRevision = (repo: string, packageName: string): PackageRevision => ({
+  metadata: { name: packageRevisionObjectName(repo, packageName, "v1"), namespace: NS },
+  spec: { repository: repo, packageName, workspaceName: "v1", lifecycle: "Published" },
+  status: { revision: 1 },
+});
+
 /** Published revision 1 of package "basens" in repository "blueprints": a variant's upstream. */
 export const basensUpstream = { repo: "blueprints", package: "basens", revision: "1" };
-export const publishedBasens: PackageRevision = {
-  metadata: { name: "blueprints.basens.v1", namespace: NS },
-  spec: {
-    repository: "blueprints",
-    packageName: "basens",
-    workspaceName: "v1",
-    lifecycle: "Published",
-  },
-  status: { revision: 1 },
-};
+export const publishedBasens = publishedRevision("blueprints", "basens");
+
+/** Creates the PackageRevision `pr`, and the watch delivers it to the revisions' cache. */
+export async function seedWatchedRevision(h: TestOperator, pr: PackageRevision): Promise<void> {
+  h.ctx.caches.revisions.cache.upsert(await seed(h.cluster, PackageRevisionKind, pr));
+}
+
+/** PackageVariantSet "set" with `spec`, as its user creates it. */
+export const seedSet = (h: TestOperator, spec: PackageVariantSetSpec) =>
+  seed(h.cluster, PackageVariantSetKind, {
+    metadata: { name: "set", namespace: NS },
+    spec,
+  } as PackageVariantSet);
 
 /** An object's conditions by type. */
 export const conditionsOf = (obj: { status?: { conditions?: { type: string }[] } }) =>

@@ -8,7 +8,6 @@ import {
   PackageRevisionResourcesKind,
   PackageVariant,
   PackageVariantKind,
-  PackageVariantSet,
   PackageVariantSetKind,
   RepositoryKind,
 } from "../../../crd-types";
@@ -16,7 +15,7 @@ import { testOperator, type TestOperator } from "../../support/operator-context"
 import { ApiError } from "../../../lib/cluster/errors";
 import { PACKAGE_VARIANT_FINALIZER } from "../../../lib/package-variant/ownership";
 import {
-  basensUpstream,
+  basensUpstream as upstream,
   conditionsOf,
   current,
   kptfile,
@@ -24,10 +23,10 @@ import {
   publishedBasens,
   repositoryObject,
   seed,
+  seedSet,
+  seedWatchedRevision,
 } from "./fixtures";
 
-const upstream = basensUpstream;
-const published = publishedBasens;
 const MISSING = "could not find upstream package revision 'basens/1' in repo 'blueprints'";
 
 describe("a missing upstream", () => {
@@ -36,10 +35,10 @@ describe("a missing upstream", () => {
   afterEach(() => h.close());
 
   it("stalls a PackageVariantSet with UpstreamNotFound and makes no PackageVariant", async () => {
-    const set = await seed(h.cluster, PackageVariantSetKind, {
-      metadata: { name: "set", namespace: NS },
-      spec: { upstream, targets: [{ repositories: [{ name: "deployments" }] }] },
-    } as PackageVariantSet);
+    const set = await seedSet(h, {
+      upstream,
+      targets: [{ repositories: [{ name: "deployments" }] }],
+    });
 
     await expect(reconcilePackageVariantSet(`${NS}/set`, h.ctx)).resolves.toBeUndefined();
 
@@ -62,7 +61,7 @@ describe("a missing upstream", () => {
       RepositoryKind,
       repositoryObject("deployments", "https://git.example.com/deployments.git"),
     );
-    h.ctx.caches.revisions.cache.upsert(await seed(h.cluster, PackageRevisionKind, published));
+    await seedWatchedRevision(h, publishedBasens);
     await reconcilePackageVariantSet(`${NS}/set`, h.ctx);
 
     const made = await h.cluster.list(PackageVariantKind, { namespace: NS });
@@ -152,8 +151,7 @@ describe("a downstream without an upstream lock", () => {
       },
       status: { revision: 1 },
     };
-    for (const pr of [published, downstream])
-      h.ctx.caches.revisions.cache.upsert(await seed(h.cluster, PackageRevisionKind, pr));
+    for (const pr of [publishedBasens, downstream]) await seedWatchedRevision(h, pr);
     await seed(h.cluster, PackageRevisionResourcesKind, {
       metadata: { name: "deployments.basens.v1", namespace: NS },
       spec: {

@@ -1,28 +1,12 @@
 import { reconcilePackageVariantSet } from "../../../capabilities/package-variant-set/reconcile";
-import {
-  PackageRevision,
-  PackageRevisionKind,
-  PackageVariantKind,
-  PackageVariantSet,
-  PackageVariantSetKind,
-  RepositoryKind,
-} from "../../../crd-types";
+import { PackageVariantKind, PackageVariantSet, PackageVariantSetKind } from "../../../crd-types";
 import { refOf } from "../../../lib/cluster/port";
 import { testOperator, type TestOperator } from "../../support/operator-context";
-import { current, NS, repositoryObject, seed } from "./fixtures";
+import { current, NS } from "./fixtures";
+import { setScene } from "./scenes";
 
 // The set's Plan mode through its reconciler, on the in-memory API server: what is held, what
 // one approval applies, and what leaving Plan mode removes.
-const published: PackageRevision = {
-  metadata: { name: "blueprints.app.v1", namespace: NS },
-  spec: {
-    repository: "blueprints",
-    packageName: "app",
-    workspaceName: "v1",
-    lifecycle: "Published",
-  },
-  status: { revision: 1 },
-};
 const planOf = (set: PackageVariantSet) => set.status?.plan;
 const planCondition = (set: PackageVariantSet) =>
   set.status?.conditions?.find(c => c.type === "PlanApplied");
@@ -37,20 +21,10 @@ describe("a PackageVariantSet in Plan mode", () => {
 
   beforeEach(async () => {
     h = await testOperator();
-    await seed(
-      h.cluster,
-      RepositoryKind,
-      repositoryObject("edge", "https://git.example.com/e.git"),
-    );
-    h.ctx.caches.revisions.cache.upsert(await seed(h.cluster, PackageRevisionKind, published));
-    set = await seed(h.cluster, PackageVariantSetKind, {
-      metadata: { name: "set", namespace: NS },
-      spec: {
-        upstream: { repo: "blueprints", package: "app", revision: 1 },
-        targets: [{ repositories: [{ name: "edge" }] }],
-        plan: { mode: "Plan" },
-      },
-    } as PackageVariantSet);
+    set = await setScene(h, {
+      targets: [{ repositories: [{ name: "edge" }] }],
+      plan: { mode: "Plan" },
+    });
   });
   afterEach(() => h.close());
 

@@ -1,14 +1,8 @@
 import { reconcilePackageVariantSet } from "../../../capabilities/package-variant-set/reconcile";
-import {
-  PackageRevision,
-  PackageRevisionKind,
-  PackageVariantKind,
-  PackageVariantSet,
-  PackageVariantSetKind,
-  RepositoryKind,
-} from "../../../crd-types";
+import { PackageVariantKind, RepositoryKind } from "../../../crd-types";
 import { testOperator, type TestOperator } from "../../support/operator-context";
 import { NS, repositoryObject, seed } from "./fixtures";
+import { setScene } from "./scenes";
 
 // A set reconciles at every change of its variants (a thousand times in a fan-out); its
 // templates read the namespace's Repositories from the watch's cache, not from a LIST each time.
@@ -19,30 +13,9 @@ describe("a PackageVariantSet's Repositories", () => {
 
   beforeEach(async () => {
     h = await testOperator();
-    h.ctx.caches.revisions.cache.upsert(
-      await seed(h.cluster, PackageRevisionKind, {
-        metadata: { name: "blueprints.app.v1", namespace: NS },
-        spec: {
-          repository: "blueprints",
-          packageName: "app",
-          workspaceName: "v1",
-          lifecycle: "Published",
-        },
-        status: { revision: 1 },
-      } as PackageRevision),
-    );
-    await seed(
-      h.cluster,
-      RepositoryKind,
-      repositoryObject("edge", "https://git.example.com/e.git"),
-    );
-    await seed(h.cluster, PackageVariantSetKind, {
-      metadata: { name: "set", namespace: NS },
-      spec: {
-        upstream: { repo: "blueprints", package: "app", revision: 1 },
-        targets: [{ repositories: [{ name: "edge" }, { name: "core" }] }],
-      },
-    } as PackageVariantSet);
+    await setScene(h, {
+      targets: [{ repositories: [{ name: "edge" }, { name: "core" }] }],
+    });
   });
   afterEach(() => h.close());
 

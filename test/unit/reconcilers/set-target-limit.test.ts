@@ -4,27 +4,20 @@
 import "./set-target-limit.env";
 
 import { reconcilePackageVariantSet } from "../../../capabilities/package-variant-set/reconcile";
-import {
-  PackageRevisionKind,
-  PackageVariantKind,
-  PackageVariantSet,
-  PackageVariantSetKind,
-  RepositoryKind,
-} from "../../../crd-types";
+import { PackageVariantKind, PackageVariantSetKind, RepositoryKind } from "../../../crd-types";
 import { ConfigMapKind } from "../../../lib/cluster/kinds";
 import { testOperator, type TestOperator } from "../../support/operator-context";
 import {
-  basensUpstream,
+  basensUpstream as upstream,
   conditionsOf,
   current,
   NS,
   publishedBasens,
   repositoryObject,
   seed,
+  seedSet,
+  seedWatchedRevision,
 } from "./fixtures";
-
-const upstream = basensUpstream;
-const published = publishedBasens;
 
 describe("a set over the target limit", () => {
   let h: TestOperator;
@@ -32,16 +25,16 @@ describe("a set over the target limit", () => {
   afterEach(() => h.close());
 
   it("stalls with TooManyTargets when its selector finds more, and keeps the variants it made", async () => {
-    h.ctx.caches.revisions.cache.upsert(await seed(h.cluster, PackageRevisionKind, published));
+    await seedWatchedRevision(h, publishedBasens);
     for (const name of ["c1", "c2", "c3", "c4"])
       await seed(h.cluster, RepositoryKind, {
         ...repositoryObject(name, `https://git.example.com/${name}.git`),
         metadata: { name, namespace: NS, labels: { fleet: name === "c4" ? "later" : "prod" } },
       });
-    const set = await seed(h.cluster, PackageVariantSetKind, {
-      metadata: { name: "set", namespace: NS },
-      spec: { upstream, targets: [{ repositorySelector: { matchLabels: { fleet: "prod" } } }] },
-    } as PackageVariantSet);
+    const set = await seedSet(h, {
+      upstream,
+      targets: [{ repositorySelector: { matchLabels: { fleet: "prod" } } }],
+    });
     await reconcilePackageVariantSet(`${NS}/set`, h.ctx);
     expect(await h.cluster.list(PackageVariantKind, { namespace: NS })).toHaveLength(3);
 
@@ -66,30 +59,27 @@ describe("a set over the target limit", () => {
   });
 
   it("counts a selector's objects × package names before building or listing more", async () => {
-    h.ctx.caches.revisions.cache.upsert(await seed(h.cluster, PackageRevisionKind, published));
+    await seedWatchedRevision(h, publishedBasens);
     h.cluster.serve(ConfigMapKind);
     for (const name of ["edge-1", "edge-2"])
       await seed(h.cluster, ConfigMapKind, {
         metadata: { name, namespace: NS, labels: { fleet: "edge" } },
       });
     const packageNames = Array.from({ length: 1_000 }, (_, i) => `pkg-${i}`);
-    await seed(h.cluster, PackageVariantSetKind, {
-      metadata: { name: "set", namespace: NS },
-      spec: {
-        upstream,
-        targets: [
-          {
-            objectSelector: {
-              apiVersion: "v1",
-              kind: "ConfigMap",
-              matchLabels: { fleet: "edge" },
-              packageNames,
-            },
+    await seedSet(h, {
+      upstream,
+      targets: [
+        {
+          objectSelector: {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            matchLabels: { fleet: "edge" },
+            packageNames,
           },
-          { repositorySelector: { matchLabels: { fleet: "prod" } } },
-        ],
-      },
-    } as PackageVariantSet);
+        },
+        { repositorySelector: { matchLabels: { fleet: "prod" } } },
+      ],
+    });
     const calls = h.callsFrom();
     await reconcilePackageVariantSet(`${NS}/set`, h.ctx);
 

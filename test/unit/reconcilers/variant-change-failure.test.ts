@@ -2,16 +2,11 @@
 // Published) that the API server refuses is said in the PackageVariant's status before the
 // retry: the reconcile used to throw past the status write, so Ready kept its old word.
 import { reconcilePackageVariant } from "../../../capabilities/package-variant/reconcile";
-import {
-  PackageRevision,
-  PackageRevisionKind,
-  PackageVariant,
-  PackageVariantKind,
-} from "../../../crd-types";
+import { PackageRevision, PackageVariant, PackageVariantKind } from "../../../crd-types";
 import { ApiError } from "../../../lib/cluster/errors";
 import { PACKAGE_VARIANT_FINALIZER } from "../../../lib/package-variant/ownership";
 import { testOperator, type TestOperator } from "../../support/operator-context";
-import { current, NS, seed } from "./fixtures";
+import { current, NS, seed, seedWatchedRevision } from "./fixtures";
 
 const revision = (name: string, repository: string, lifecycle: string, extra = {}) =>
   ({
@@ -46,7 +41,7 @@ describe("a change of the plan that fails", () => {
         ownerReferences: [owner],
       }),
     ])
-      h.ctx.caches.revisions.cache.upsert(await seed(h.cluster, PackageRevisionKind, pr));
+      await seedWatchedRevision(h, pr);
     h.cluster.failNext("patch", "PackageRevision", new ApiError(500, "InternalError", "etcd"));
 
     await expect(reconcilePackageVariant(`${NS}/pv`, h.ctx)).rejects.toThrow("etcd");

@@ -1,22 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { metricsCollector } from "pepr";
 import { fileURLToPath } from "node:url";
-import { reconcilePackageRevision } from "../../../capabilities/package-revision/reconcile";
-import { reconcilePackageVariant } from "../../../capabilities/package-variant/reconcile";
 import {
-  PackageRevision,
   PackageRevisionKind,
   PackageRevisionResourcesKind,
-  PackageVariant,
   PackageVariantKind,
-  RepositoryKind,
 } from "../../../crd-types";
 import { ConfigMapKind } from "../../../lib/cluster/kinds";
-import { PACKAGE_VARIANT_FINALIZER } from "../../../lib/package-variant/ownership";
 import { SOURCE_MUTATIONS_ANNOTATION } from "../../../lib/package-variant";
-import { packageRevisionObjectName } from "../../../lib/packages/naming";
 import { testOperator, type TestOperator } from "../../support/operator-context";
-import { configMap, current, labellingKptfile, NS, repositoryObject, seed } from "./fixtures";
+import { current, NS, seed } from "./fixtures";
+import { baseFiles, settleVariant, variantDraftName, variantScene } from "./scenes";
 
 // The store refuses file URLs unless the operator allows them (lib/git/url-policy.ts).
 process.env.PORCH_PEPR_GIT_ALLOW_FILE = "true";
@@ -31,7 +25,6 @@ const endpoints = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: endpoints
  */
 describe("a PackageVariant's new draft with mutations", () => {
   let h: TestOperator;
-  let deploymentsUrl: string;
 
   beforeEach(async () => {
     h = await testOperator();
@@ -47,48 +40,9 @@ describe("a PackageVariant's new draft with mutations", () => {
     return Number(line?.split(" ")[1]);
   }
 
-  async function publishedUpstream(): Promise<void> {
-    const repository = await seed(
-      h.cluster,
-      RepositoryKind,
-      repositoryObject("blueprints", await h.localRepository("blueprints")),
-    );
-    const store = await h.ctx.stores.of(repository);
-    await store.open();
-    const key = { packageName: "base", workspaceName: "v1" };
-    const draft = await store.createNewDraft(key);
-    const files = {
-      Kptfile: labellingKptfile("base"),
-      "cm.yaml": configMap("a"),
-      "endpoints.yaml": endpoints,
-    };
-    await draft.updateResources(files, "init");
-    await draft.closeDraft();
-    await store.updateLifecycle(key, "Proposed");
-    await store.updateLifecycle(key, "Published");
-    await seed(h.cluster, PackageRevisionKind, {
-      metadata: { name: packageRevisionObjectName("blueprints", "base", "v1"), namespace: NS },
-      spec: { repository: "blueprints", ...key, lifecycle: "Published" },
-      status: { revision: 1 },
-    } as PackageRevision);
-  }
-
-  /** Every object of the watched kinds, into its cache, as the watches deliver them. */
-  async function deliver(): Promise<void> {
-    const { caches } = h.ctx;
-    for (const pr of await h.cluster.list(PackageRevisionKind, { namespace: NS }))
-      caches.revisions.cache.upsert(pr);
-    for (const pv of await h.cluster.list(PackageVariantKind, { namespace: NS }))
-      caches.variants.upsert(pv);
-    for (const repo of await h.cluster.list(RepositoryKind, { namespace: NS }))
-      caches.repositories.upsert(repo);
-    for (const prr of await h.cluster.list(PackageRevisionResourcesKind, { namespace: NS }))
-      caches.resources.upsert(prr);
-  }
-
-  /** The subjects of the commits `branch` adds to main in the deployments repository. */
-  function commitsOf(branch: string): string[] {
-    const gitDir = fileURLToPath(deploymentsUrl);
+  /** The subjects of the commits `branch` adds to main in the repository at `url`. */
+  function commitsOf(url: string, branch: string): string[] {
+    const gitDir = fileURLToPath(url);
     const log = execFileSync(
       "git",
       ["--git-dir", gitDir, "log", "--format=%s", `main..${branch}`],
@@ -100,50 +54,32 @@ describe("a PackageVariant's new draft with mutations", () => {
   }
 
   it("renders and commits it once; the variant's check writes nothing", async () => {
-    await publishedUpstream();
-    deploymentsUrl = await h.localRepository("deployments");
-    await seed(
-      h.cluster,
-      RepositoryKind,
-      repositoryObject("deployments", deploymentsUrl, { deployment: true }),
-    );
     await seed(h.cluster, ConfigMapKind, {
       metadata: { name: "eu-endpoints", namespace: NS },
       data: { db: "db.eu.example" },
     });
-    await seed(h.cluster, PackageVariantKind, {
-      metadata: { name: "pv", namespace: NS, finalizers: [PACKAGE_VARIANT_FINALIZER] },
-      spec: {
-        upstream: { repo: "blueprints", package: "base", revision: "1" },
-        downstream: { repo: "deployments", package: "app" },
+    const scene = await variantScene(h, {
+      upstreamFiles: { ...baseFiles, "endpoints.yaml": endpoints },
+      deployments: { deployment: true },
+      variant: {
         packageContext: { data: { region: "eu" } },
         pipeline: {
           mutators: [{ name: "ns", image: "set-namespace:v0.4", configMap: { namespace: "eu" } }],
         },
         injectors: [{ kind: "ConfigMap", name: "eu-endpoints" }],
       },
-    } as PackageVariant);
-    await h.ctx.caches.revisions.ofPackage(NS);
+    });
 
-    const draftName = packageRevisionObjectName("deployments", "app", "packagevariant-1");
     const calls = h.callsFrom();
     const rendersBefore = await renders();
-    for (let turn = 0; turn < 6; turn++) {
-      await deliver();
-      await reconcilePackageVariant(`${NS}/pv`, h.ctx);
-      await deliver();
-      if (await h.cluster.get(PackageRevisionKind, { namespace: NS, name: draftName }))
-        await reconcilePackageRevision(`${NS}/${draftName}`, h.ctx);
-    }
+    await settleVariant(h);
 
-    const pv = await current(h.cluster, PackageVariantKind, {
-      metadata: { name: "pv", namespace: NS },
-    });
+    const pv = await current(h.cluster, PackageVariantKind, scene.pv);
     expect(pv.status?.conditions?.find(c => c.type === "Ready")).toMatchObject({
       status: "True",
     });
     const draft = await current(h.cluster, PackageRevisionKind, {
-      metadata: { name: draftName, namespace: NS },
+      metadata: { name: variantDraftName, namespace: NS },
     });
     expect(draft.metadata?.annotations?.[SOURCE_MUTATIONS_ANNOTATION]).toBe(pv.metadata?.uid);
     const prr = await current(h.cluster, PackageRevisionResourcesKind, draft);
@@ -155,10 +91,12 @@ describe("a PackageVariant's new draft with mutations", () => {
 
     // One render, one commit on the draft branch.
     expect((await renders()) - rendersBefore).toBe(1);
-    expect(commitsOf("drafts/app/packagevariant-1")).toEqual([`clone ${draftName}`]);
+    expect(
+      commitsOf(scene.deployments.spec?.git?.repo ?? "", "drafts/app/packagevariant-1"),
+    ).toEqual([`clone ${variantDraftName}`]);
     // The variant's check found the files as it wants them: it wrote none.
     const fileWrites = calls().filter(
-      c => c === `apply PackageRevisionResources ${NS}/${draftName}`,
+      c => c === `apply PackageRevisionResources ${NS}/${variantDraftName}`,
     );
     expect(fileWrites).toHaveLength(1);
   });

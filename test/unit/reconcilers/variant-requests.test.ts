@@ -1,17 +1,9 @@
 import { reconcilePackageRevision } from "../../../capabilities/package-revision/reconcile";
 import { reconcilePackageVariant } from "../../../capabilities/package-variant/reconcile";
-import {
-  PackageRevision,
-  PackageRevisionKind,
-  PackageRevisionResourcesKind,
-  PackageVariant,
-  PackageVariantKind,
-  RepositoryKind,
-} from "../../../crd-types";
-import { PACKAGE_VARIANT_FINALIZER } from "../../../lib/package-variant/ownership";
-import { packageRevisionObjectName } from "../../../lib/packages/naming";
+import { PackageRevisionKind, PackageVariantKind } from "../../../crd-types";
 import { testOperator, type TestOperator } from "../../support/operator-context";
-import { configMap, current, labellingKptfile, NS, repositoryObject, seed } from "./fixtures";
+import { current, NS } from "./fixtures";
+import { deliverWatched, variantScene, writesOf } from "./scenes";
 
 // The store refuses file URLs unless the operator allows them (lib/git/url-policy.ts).
 process.env.PORCH_PEPR_GIT_ALLOW_FILE = "true";
@@ -29,71 +21,16 @@ describe("one PackageVariant's creation", () => {
   beforeEach(async () => (h = await testOperator()));
   afterEach(() => h.close());
 
-  /** An upstream package "base" published as revision 1 of Repository "blueprints". */
-  async function publishedUpstream(): Promise<PackageRevision> {
-    const repository = await seed(
-      h.cluster,
-      RepositoryKind,
-      repositoryObject("blueprints", await h.localRepository("blueprints")),
-    );
-    const store = await h.ctx.stores.of(repository);
-    await store.open();
-    const key = { packageName: "base", workspaceName: "v1" };
-    const draft = await store.createNewDraft(key);
-    await draft.updateResources(
-      { Kptfile: labellingKptfile("base"), "cm.yaml": configMap("a") },
-      "init",
-    );
-    await draft.closeDraft();
-    await store.updateLifecycle(key, "Proposed");
-    await store.updateLifecycle(key, "Published");
-    return seed(h.cluster, PackageRevisionKind, {
-      metadata: { name: packageRevisionObjectName("blueprints", "base", "v1"), namespace: NS },
-      spec: { repository: "blueprints", ...key, lifecycle: "Published" },
-      status: { revision: 1 },
-    } as PackageRevision);
-  }
-
-  /** Every object of the watched kinds, into its cache, as the watches deliver them. */
-  async function deliver(): Promise<void> {
-    const { caches } = h.ctx;
-    for (const pr of await h.cluster.list(PackageRevisionKind, { namespace: NS }))
-      caches.revisions.cache.upsert(pr);
-    for (const pv of await h.cluster.list(PackageVariantKind, { namespace: NS }))
-      caches.variants.upsert(pv);
-    for (const repo of await h.cluster.list(RepositoryKind, { namespace: NS }))
-      caches.repositories.upsert(repo);
-    for (const prr of await h.cluster.list(PackageRevisionResourcesKind, { namespace: NS }))
-      caches.resources.upsert(prr);
-  }
-
   /** The requests of `reconcile`, the watches having delivered everything before it. */
   async function requestsOf(reconcile: () => Promise<unknown>): Promise<string[]> {
-    await deliver();
+    await deliverWatched(h);
     const calls = h.callsFrom();
     await reconcile();
     return calls().filter(c => !c.startsWith("watch ") && !c.startsWith("resources "));
   }
 
-  const writes = (calls: string[]) =>
-    calls.filter(c => !c.startsWith("get ") && !c.startsWith("list "));
-
   it("costs 7 API requests until the variant is Ready and nothing is left to do", async () => {
-    await publishedUpstream();
-    await seed(
-      h.cluster,
-      RepositoryKind,
-      repositoryObject("deployments", await h.localRepository("deployments")),
-    );
-    // With its finalizer, as a PackageVariantSet creates it.
-    await seed(h.cluster, PackageVariantKind, {
-      metadata: { name: "pv", namespace: NS, finalizers: [PACKAGE_VARIANT_FINALIZER] },
-      spec: {
-        upstream: { repo: "blueprints", package: "base", revision: "1" },
-        downstream: { repo: "deployments", package: "app" },
-      },
-    } as PackageVariant);
-    await h.ctx.caches.revisions.ofPackage(NS); // the watch has primed the namespace
+    const scene = await variantScene(h);
 
     const requests: string[] = [];
     const draftKey = () => {
@@ -105,12 +42,10 @@ describe("one PackageVariant's creation", () => {
       const variant = await requestsOf(() => reconcilePackageVariant(`${NS}/pv`, h.ctx));
       const revision = await requestsOf(() => reconcilePackageRevision(draftKey(), h.ctx));
       requests.push(...variant, ...revision);
-      if (writes(variant).length + writes(revision).length === 0) break;
+      if (writesOf([...variant, ...revision]).length === 0) break;
     }
 
-    const pv = await current(h.cluster, PackageVariantKind, {
-      metadata: { name: "pv", namespace: NS },
-    });
+    const pv = await current(h.cluster, PackageVariantKind, scene.pv);
     expect(pv.status?.conditions?.find(c => c.type === "Ready")).toMatchObject({
       status: "True",
     });

@@ -130,7 +130,7 @@ describe("planIdle: a Pod unused for idleMs is deleted", () => {
 
   it("checks again later when it was used since", () => {
     expect(planIdle(entry(ready("p1"), { lastUsedMs: 1400 }), 1500)).toEqual({
-      kind: "check",
+      kind: "idle-check",
       atMs: 1900,
     });
   });
