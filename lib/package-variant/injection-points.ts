@@ -136,10 +136,12 @@ export function injectionPoints(files: PackageFiles): InjectionPoint[] {
   for (const file of Object.keys(files).filter(isKrmPath).sort()) {
     const scan = scanFile(file, files[file]);
     if ("error" in scan) throw new MutationError(scan.error);
-    points.push(...scan.points);
-    problems.push(...scan.problems);
+    // One by one: a spread of a file's points is one argument each, and a tenant's file may
+    // hold more documents than a call takes arguments.
+    for (const point of scan.points) points.push(point);
+    for (const problem of scan.problems) problems.push(problem);
   }
-  problems.push(...duplicateProblems(points));
+  for (const problem of duplicateProblems(points)) problems.push(problem);
   if (problems.length > 0)
     throw new MutationError(`errors in injection points: ${problems.join(", ")}`);
   return points;
