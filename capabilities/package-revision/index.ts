@@ -5,7 +5,7 @@ import { operator } from "../operator";
 import { onFunctionCatalogChange } from "../shared/function-catalog";
 import { concurrency } from "./config";
 import { reconcilePackageRevision } from "./reconcile";
-import { pendingDraftsOf, writersComing } from "./source";
+import { pendingDraftsOf, pendingMovesOf, writersComing } from "./writers";
 
 /**
  * PackageRevision lifecycle: CRD as intent, git as content. Creates revisions from their source
@@ -27,13 +27,16 @@ export const packageRevisionController = manager.controller({
     ctx.render.catalogFailures.delete(keyOf(pr));
     ctx.render.capacityRetries.forget(keyOf(pr));
     pendingDraftsOf(ctx).forget(keyOf(pr));
+    pendingMovesOf(ctx).forget(keyOf(pr));
   },
   concurrency: concurrency.workers,
 });
 
-// A draft handed to its repository's next push goes on when the push settles (source.ts), and
-// that push waits while more of the repository's drafts are on their way.
+// A draft or move handed to its repository's next push goes on when the push settles
+// (source.ts, lifecycle.ts), and that push waits while more of the repository's writers are on
+// their way.
 pendingDraftsOf(operator).onSettled(key => packageRevisionController.add(key));
+pendingMovesOf(operator).onSettled(key => packageRevisionController.add(key));
 operator.stores.writersComing = (namespace, name) => writersComing(operator, namespace, name);
 operator.stores.othersActive = namespace =>
   packageRevisionController.othersActive?.(namespace) ?? false;

@@ -17,8 +17,12 @@ import {
 } from "../../lib/package-revision";
 import { recordOf } from "../../lib/packages/approval-record";
 import { errorMessage } from "../../lib/errors";
+import { keyOf } from "../../lib/controller/manager";
+import { awaitsMove } from "../shared/revision-cache";
 import { gitKey } from "../shared/git-key";
+import type { Landing } from "./pending-writes";
 import { condition } from "./status";
+import { mayHandIn, pendingMovesOf, repositoryOf, type PlannedMove } from "./writers";
 
 /** The revision git holds for this object, ranked as the store ranks it everywhere. */
 function currentInfo(
@@ -58,12 +62,74 @@ const fail = (message: string) => ({ kind: "failed", reason: "Failed", message }
 /** What the lifecycle step did: where git holds the revision, why it cannot move, or wait. */
 export type LifecycleOutcome =
   | Extract<RevisionOutcome, { kind: "unchanged" | "failed" | "inGit" }>
-  | { kind: "requeue"; requeueAfterMs: number };
+  | { kind: "requeue"; requeueAfterMs: number }
+  /**
+   * The move is handed to its repository's next push, which waits for the repository's other
+   * writers: the revision is reconciled again when the push settles (pending-writes.ts).
+   */
+  | { kind: "movePending" };
+
+/**
+ * A move that failed in git: a server down or cut off mid-push is retried (thrown; reconcile.ts
+ * says why on Ready), a refusal (GitStoreError) is the revision's failure.
+ */
+function moveFailure(error: unknown): LifecycleOutcome {
+  if (!isGitStoreError(error) || isTransientGitError(error)) throw error;
+  return fail(errorMessage(error));
+}
+
+/**
+ * The revision's handed-in move: pending (whatever the spec says now: no move is planned beside
+ * one in flight; the settle brings the revision back), or settled and made for this generation
+ * and lifecycle. One made for an earlier spec is dropped: the move is planned again from git.
+ */
+function handedInMove(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  wanted: Lifecycle,
+): Landing<PlannedMove> | undefined {
+  const landing = pendingMovesOf(ctx).take(keyOf(pr), pr.metadata?.uid ?? "");
+  if (landing === undefined || landing.state === "pending") return landing;
+  const { generation, lifecycle } = landing.held;
+  return generation === pr.metadata?.generation && lifecycle === wanted ? landing : undefined;
+}
+
+/**
+ * Makes the move in git: handed to the repository's next push when other writers of it are on
+ * their way (the reconcile ends, movePending), otherwise awaited here.
+ */
+async function move(
+  ctx: OperatorContext,
+  pr: PackageRevision,
+  store: ContentStore,
+  wanted: Lifecycle,
+): Promise<PackageRevisionInfo | LifecycleOutcome> {
+  const registry = pendingMovesOf(ctx);
+  const update = () =>
+    store.updateLifecycle(gitKey(pr), wanted, recordOf(pr.metadata?.annotations));
+  // Counted among the repository's writers on their way (revision-cache.ts) unless its status
+  // already speaks of this generation (a draft its source just made).
+  const counted = awaitsMove(pr);
+  if (mayHandIn(ctx, pr, registry, 1, counted)) {
+    const held = { generation: pr.metadata?.generation, lifecycle: wanted };
+    registry.handIn(keyOf(pr), pr.metadata?.uid ?? "", repositoryOf(pr), held, 1, update());
+    return { kind: "movePending" };
+  }
+  try {
+    // Counted, it is subtracted while it pushes: the push does not wait for its own writer.
+    return await (counted ? registry.writing(repositoryOf(pr), update()) : update());
+  } catch (error) {
+    return moveFailure(error);
+  }
+}
 
 /**
  * Moves the revision in git to spec.lifecycle (Draft → Proposed → Published, Proposed → Draft,
  * Published ⇄ DeletionProposed). Publishing assigns the next revision number and tag; once it
- * is stated, the latest-revision labels of the package follow (reconcile.ts).
+ * is stated, the latest-revision labels of the package follow (reconcile.ts). When other
+ * writers of the repository are on their way, the move goes with theirs and this reconcile
+ * does not wait for it (movePending); the next one, once it landed, states it as this one would
+ * have. Ready only ever follows the move being in git.
  */
 export async function reconcileLifecycle(
   ctx: OperatorContext,
@@ -71,7 +137,10 @@ export async function reconcileLifecycle(
   store: ContentStore,
 ): Promise<LifecycleOutcome> {
   const wanted = (pr.spec?.lifecycle ?? "Draft") as Lifecycle;
-  let info = await currentInfo(store, pr);
+  const handedIn = handedInMove(ctx, pr, wanted);
+  if (handedIn?.state === "pending") return { kind: "movePending" };
+  if (handedIn?.state === "failed") return moveFailure(handedIn.error);
+  let info = handedIn?.state === "landed" ? handedIn.info : await currentInfo(store, pr);
   if (!info) {
     // Its source has not produced content yet (or failed: status says).
     if (pr.spec?.source) return { kind: "unchanged" };
@@ -93,13 +162,9 @@ export async function reconcileLifecycle(
       generation: pr.metadata?.generation,
       commit: info.commit,
     });
-    try {
-      info = await store.updateLifecycle(gitKey(pr), wanted, recordOf(pr.metadata?.annotations));
-    } catch (error) {
-      // A server that is down or cut the push off: retried (reconcile.ts says why on Ready).
-      if (!isGitStoreError(error) || isTransientGitError(error)) throw error;
-      return fail(errorMessage(error));
-    }
+    const moved = await move(ctx, pr, store, wanted);
+    if ("kind" in moved) return moved;
+    info = moved;
   }
   const outcome = {
     kind: "inGit",

@@ -88,7 +88,7 @@ async function afterSource(
     case "requeue":
       return { requeueAfterMs: source.requeueAfterMs };
     case "pushPending":
-      // Reconciled again when the push settles (pending-drafts.ts).
+      // Reconciled again when the push settles (pending-writes.ts).
       return;
     case "none": {
       // A render still to come holds the lifecycle back: a publish now would leave its files out.
@@ -125,15 +125,26 @@ export async function runRender(
   if (render.kind === "rendered") return capacityRequeue(ctx, pr, render.verdict);
 }
 
-/** The lifecycle step, stated; a publish then moves the package's latest-revision labels. */
+/**
+ * The lifecycle step, stated; a publish then moves the package's latest-revision labels. A move
+ * handed to its push ends the reconcile (the approval policy looks once the move is stated).
+ */
 export async function runLifecycle(
   ctx: OperatorContext,
   pr: PackageRevision,
   store: ContentStore,
 ): Promise<ReconcileResult | void> {
   const lifecycle = await reconcileLifecycle(ctx, pr, store);
-  if (lifecycle.kind === "requeue") return { requeueAfterMs: lifecycle.requeueAfterMs };
-  await stateOutcome(ctx, pr, lifecycle);
-  if (lifecycle.kind === "inGit" && lifecycle.fields.revision > 0)
-    await refreshLatestLabels(ctx, pr);
+  // Reconciled again when the push settles (pending-writes.ts).
+  if (lifecycle.kind === "movePending") return {};
+  try {
+    if (lifecycle.kind === "requeue") return { requeueAfterMs: lifecycle.requeueAfterMs };
+    await stateOutcome(ctx, pr, lifecycle);
+    if (lifecycle.kind === "inGit" && lifecycle.fields.revision > 0)
+      await refreshLatestLabels(ctx, pr);
+  } finally {
+    // A move on its way was counted on by a batch waiting for the repository's writers
+    // (writers.ts): once stated (the cache has it), the batch asks again whether to wait.
+    store.reconsiderPush();
+  }
 }

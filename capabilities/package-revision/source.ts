@@ -40,10 +40,10 @@ import {
   withVariantMutations,
   type SourceMutations,
 } from "./variant-mutations";
-import { heldBytes, PendingDrafts } from "./pending-drafts";
+import { heldBytes } from "./pending-writes";
 import { heapBytes } from "../../lib/package-revision/render-statuses";
 import { keyOf } from "../../lib/controller/manager";
-import { draftsAwaitingSource } from "../shared/revision-cache";
+import { mayHandIn, pendingDraftsOf, repositoryOf } from "./writers";
 
 type CreationSource = "init" | "clone" | "copy" | "upgrade";
 
@@ -221,49 +221,18 @@ export type SourceOutcome =
   | { kind: "requeue"; requeueAfterMs: number }
   /**
    * The draft is handed to its repository's next push, which waits for the repository's other
-   * writers: the revision is reconciled again when the push settles (pending-drafts.ts).
+   * writers: the revision is reconciled again when the push settles (pending-writes.ts).
    */
   | { kind: "pushPending" };
 
 /** What a handed-in draft's reconcile keeps for the next one, which goes on once it landed. */
-interface RenderedSource {
+export interface RenderedSource {
   creationSource: CreationSource;
   files: Record<string, string>;
   renderStatus: RenderedPackage["renderStatus"];
   verdict: RenderedPackage["verdict"];
   conflicts?: MergeConflict[];
   mutations?: SourceMutations;
-}
-
-const registries = new WeakMap<OperatorContext, PendingDrafts<RenderedSource>>();
-
-/** The context's handed-in drafts (one registry per operator process, per unit test's context). */
-export function pendingDraftsOf(ctx: OperatorContext): PendingDrafts<RenderedSource> {
-  let registry = registries.get(ctx);
-  if (registry === undefined) {
-    registry = new PendingDrafts<RenderedSource>();
-    registries.set(ctx, registry);
-  }
-  return registry;
-}
-
-const repositoryOf = (pr: PackageRevision) =>
-  `${pr.metadata?.namespace ?? ""}/${pr.spec?.repository ?? ""}`;
-
-/**
- * Whether writers of a repository other than those handed in are on their way: revisions whose
- * source is still to run (queued, rendering) beyond `besides` of them. While there are, the
- * repository's push waits for them (push-batch.ts, Linger), and a draft is handed in.
- */
-export function writersComing(
-  ctx: OperatorContext,
-  namespace: string,
-  repository: string,
-  besides = 0,
-): boolean {
-  const awaiting = draftsAwaitingSource(ctx.caches.revisions.cache, namespace, repository);
-  const handedIn = pendingDraftsOf(ctx).handedIn(`${namespace}/${repository}`);
-  return awaiting - handedIn - besides > 0;
 }
 
 /**
@@ -316,14 +285,7 @@ export async function reconcileSource(
   }
   const registry = pendingDraftsOf(ctx);
   const bytes = heldBytes(rendered.files) + heapBytes(rendered.renderStatus);
-  // Handed in only while no other namespace has work: a draft that does not wait for its push
-  // frees its worker for the next, so a tenant's burst runs as fast as the CPU allows, and
-  // another tenant's drafts waited four to six times longer (the noisy-neighbour campaign).
-  if (
-    writersComing(ctx, namespace, pr.spec.repository ?? "", 1) &&
-    !ctx.stores.othersActive?.(namespace) &&
-    registry.hasRoom(repositoryOf(pr), bytes)
-  ) {
+  if (mayHandIn(ctx, pr, registry, bytes)) {
     const push = written.push();
     registry.handIn(keyOf(pr), pr.metadata?.uid ?? "", repositoryOf(pr), rendered, bytes, push);
     return { kind: "pushPending" };

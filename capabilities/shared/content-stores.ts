@@ -82,7 +82,7 @@ export class ContentStores {
   writersComing: ((namespace: string, name: string) => boolean) | undefined;
   /**
    * Whether another namespace has PackageRevision work queued or running (the controller's
-   * answer): then a new draft waits for its push in its worker (source.ts).
+   * answer): then a new draft or a lifecycle move waits for its push in its worker (writers.ts).
    */
   othersActive: ((namespace: string) => boolean) | undefined;
 

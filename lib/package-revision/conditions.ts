@@ -110,3 +110,13 @@ export function readyInGit(
     }
   );
 }
+
+/** Whether `ready` says git holds the revision at `lifecycle` (as readyInGit words it). */
+export function statesInGit(ready: ConditionText | undefined, lifecycle: string): boolean {
+  const inGit = readyInGit(lifecycle, undefined);
+  return (
+    ready?.status === inGit.status &&
+    ready.reason === inGit.reason &&
+    ready.message === inGit.message
+  );
+}

@@ -18,6 +18,7 @@ export {
   conditionTypesOf,
   readyInGit,
   UNCOMMITTABLE_REASONS,
+  statesInGit,
   type ConditionManager,
   type ConditionText,
   type ManagedConditions,

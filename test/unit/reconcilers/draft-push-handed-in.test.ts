@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { reconcilePackageRevision } from "../../../capabilities/package-revision/reconcile";
-import { pendingDraftsOf } from "../../../capabilities/package-revision/source";
+import { pendingDraftsOf } from "../../../capabilities/package-revision/writers";
 import { condition } from "../../../capabilities/package-revision/status";
 import { PackageRevision, PackageRevisionKind, RepositoryKind } from "../../../crd-types";
 import { testOperator, type TestOperator } from "../../support/operator-context";
-import { cloneOfUpstream, current, kptfile, NS } from "./fixtures";
+import { cloneOfUpstream, current, draftOnItsWay, kptfile, NS } from "./fixtures";
 
 process.env.PORCH_PEPR_GIT_ALLOW_FILE = "true";
 jest.setTimeout(30_000);
@@ -21,18 +21,9 @@ function has(url: string, ref: string): boolean {
 /** A new clone draft, and another draft of its repository queued (the watch cached both). */
 async function draftBesideAnother(h: TestOperator): Promise<PackageRevision> {
   const pr = await cloneOfUpstream(h, { Kptfile: kptfile("base") });
-  const other = await h.cluster.create(PackageRevisionKind, {
-    metadata: { name: "repo.other.v1", namespace: NS },
-    spec: {
-      repository: "repo",
-      packageName: "other",
-      workspaceName: "v1",
-      lifecycle: "Draft",
-      source: { init: {} },
-    },
-  } as PackageRevision);
-  for (const obj of [pr, other]) h.ctx.caches.revisions.cache.upsert(obj!);
-  return pr!;
+  h.ctx.caches.revisions.cache.upsert(pr);
+  await draftOnItsWay(h);
+  return pr;
 }
 
 /**

@@ -184,3 +184,23 @@ export async function cloneOfUpstream(
   if (!created) throw new Error(`${name} was not created`);
   return created;
 }
+
+/**
+ * Another revision of repository "repo" whose source is still to run, as the watch cached it:
+ * a writer on its way to the repository (capabilities/package-revision/writers.ts).
+ */
+export async function draftOnItsWay(h: TestOperator): Promise<PackageRevision> {
+  const other = await h.cluster.create(PackageRevisionKind, {
+    metadata: { name: "repo.other.v1", namespace: NS },
+    spec: {
+      repository: "repo",
+      packageName: "other",
+      workspaceName: "v1",
+      lifecycle: "Draft",
+      source: { init: {} },
+    },
+  } as PackageRevision);
+  if (!other) throw new Error("repo.other.v1 was not created");
+  h.ctx.caches.revisions.cache.upsert(other);
+  return other;
+}

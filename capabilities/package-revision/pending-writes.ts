@@ -1,41 +1,50 @@
-// New drafts whose push is under way, so their reconcile need not wait for it in a worker: the
-// source step hands its ref update in and ends; when the push lands (or fails), the revision is
-// enqueued again and its next reconcile takes the result and goes on from there. Process memory
-// only: after a restart the level-triggered source step finds the draft (in git, or not) again.
+// Writes to git whose push is under way, so their reconcile need not wait for it in a worker: a
+// new draft's branch (source.ts) or a lifecycle move (lifecycle.ts) is handed in and the
+// reconcile ends; when the push lands (or fails), the revision is enqueued again and its next
+// reconcile takes the result and goes on from there. Process memory only: after a restart the
+// level-triggered steps find the revision in git as it is (moved, or not) and go on from that.
 import type { PackageRevisionInfo } from "../../lib/git";
 
-/** What a handed-in draft's next reconcile goes on with; `H` is what the step kept of its work. */
+/** What a handed-in write's next reconcile goes on with; `H` is what the step kept of its work. */
 export type Landing<H> =
   | { state: "pending" }
   | { state: "landed"; info: PackageRevisionInfo; held: H }
-  | { state: "failed"; error: unknown };
+  | { state: "failed"; error: unknown; held: H };
 
 interface Entry<H> {
   uid: string;
   repository: string;
   held: H;
-  /** What `held` takes (its files), counted against the bounds below. */
-  bytes: number;
+  /** What the entry costs against the bounds below (in the registry's unit). */
+  cost: number;
   landing: Landing<H>;
 }
 
 /**
- * What handed-in drafts may hold while their pushes are out: each keeps its rendered files until
- * its next reconcile, and a tenant's slow git server would otherwise let every draft of theirs
- * be handed in and held. Past a bound a draft is pushed the way it was before, its reconcile
- * waiting in a worker (so the tenant's worker share throttles it).
+ * What handed-in writes may hold while their pushes are out, in the registry's unit (bytes of
+ * rendered files for drafts, moves for moves): a tenant's slow git server would otherwise let
+ * every write of theirs be handed in and held. Past a bound a write is pushed the way it was
+ * before, its reconcile waiting in a worker (so the tenant's worker share throttles it).
  */
 export interface HeldBounds {
-  /** By all handed-in drafts. */
+  /** By all handed-in writes. */
   total: number;
   /** By one namespace's. */
   perNamespace: number;
 }
 
+/** Drafts, in bytes: each keeps its rendered files until its next reconcile. */
 export const DEFAULT_HELD_BOUNDS: HeldBounds = {
   total: 64 * 1024 * 1024,
   perNamespace: 16 * 1024 * 1024,
 };
+
+/**
+ * Moves, counted: a move holds little (its queued ref updates, a promise), but one namespace's
+ * moves in flight at once are work the git server is handed at once; 256 fill two and a half
+ * pushes of the default batch (100 refs), enough to keep a busy repository's pushes full.
+ */
+export const MOVE_BOUNDS: HeldBounds = { total: 1024, perNamespace: 256 };
 
 /** What a draft's files take in the heap: UTF-16 text and a little per file. */
 export function heldBytes(files: Record<string, string>): number {
@@ -46,7 +55,7 @@ export function heldBytes(files: Record<string, string>): number {
 
 const namespaceOf = (repository: string) => repository.slice(0, repository.indexOf("/"));
 
-export class PendingDrafts<H> {
+export class PendingWrites<H> {
   readonly #entries = new Map<string, Entry<H>>();
   /** Entries per repository ("namespace/name"): writers handed in, not yet gone on. */
   readonly #perRepository = new Map<string, number>();
@@ -56,16 +65,16 @@ export class PendingDrafts<H> {
 
   constructor(private readonly bounds: HeldBounds = DEFAULT_HELD_BOUNDS) {}
 
-  /** Whether a draft holding `bytes` may be handed in for `repository` ("namespace/name"). */
-  hasRoom(repository: string, bytes: number): boolean {
+  /** Whether a write costing `cost` may be handed in for `repository` ("namespace/name"). */
+  hasRoom(repository: string, cost: number): boolean {
     const namespace = this.#heldPerNamespace.get(namespaceOf(repository)) ?? 0;
     return (
-      this.#heldTotal + bytes <= this.bounds.total && namespace + bytes <= this.bounds.perNamespace
+      this.#heldTotal + cost <= this.bounds.total && namespace + cost <= this.bounds.perNamespace
     );
   }
 
-  /** Bytes held by handed-in drafts, in all. */
-  get heldBytes(): number {
+  /** What handed-in writes hold, in all (in the registry's unit). */
+  get held(): number {
     return this.#heldTotal;
   }
 
@@ -74,20 +83,20 @@ export class PendingDrafts<H> {
     this.#wake = wake;
   }
 
-  /** Hands a draft's push in: `push` settles when its branch is in git, or fails. */
+  /** Hands a write's push in: `push` settles when its refs are in git, or fails. */
   handIn(
     key: string,
     uid: string,
     repository: string,
     held: H,
-    bytes: number,
+    cost: number,
     push: Promise<PackageRevisionInfo>,
   ): void {
-    const entry: Entry<H> = { uid, repository, held, bytes, landing: { state: "pending" } };
+    const entry: Entry<H> = { uid, repository, held, cost, landing: { state: "pending" } };
     this.forget(key);
     this.#entries.set(key, entry);
     this.#perRepository.set(repository, this.handedIn(repository) + 1);
-    this.#hold(repository, bytes);
+    this.#hold(repository, cost);
     const settle = (landing: Landing<H>) => {
       if (this.#entries.get(key) !== entry) return;
       entry.landing = landing;
@@ -95,12 +104,12 @@ export class PendingDrafts<H> {
     };
     push.then(
       info => settle({ state: "landed", info, held }),
-      (error: unknown) => settle({ state: "failed", error }),
+      (error: unknown) => settle({ state: "failed", error, held }),
     );
   }
 
   /**
-   * A draft pushed while its reconcile waits (no other writer was on its way): counted with the
+   * A write pushed while its reconcile waits (no other writer was on its way): counted with the
    * handed-in ones until it settles, so the push does not wait for its own writer.
    */
   async writing<T>(repository: string, push: Promise<T>): Promise<T> {
@@ -113,7 +122,7 @@ export class PendingDrafts<H> {
   }
 
   /**
-   * The revision's handed-in draft: pending (leave it), or settled (taken: the caller goes on
+   * The revision's handed-in write: pending (leave it), or settled (taken: the caller goes on
    * with it); undefined when none, or one of an earlier object of the same name.
    */
   take(key: string, uid: string): Landing<H> | undefined {
@@ -130,15 +139,15 @@ export class PendingDrafts<H> {
     if (entry === undefined) return;
     this.#entries.delete(key);
     this.#drop(entry.repository);
-    this.#hold(entry.repository, -entry.bytes);
+    this.#hold(entry.repository, -entry.cost);
   }
 
-  #hold(repository: string, bytes: number): void {
+  #hold(repository: string, cost: number): void {
     const namespace = namespaceOf(repository);
-    const held = (this.#heldPerNamespace.get(namespace) ?? 0) + bytes;
+    const held = (this.#heldPerNamespace.get(namespace) ?? 0) + cost;
     if (held > 0) this.#heldPerNamespace.set(namespace, held);
     else this.#heldPerNamespace.delete(namespace);
-    this.#heldTotal += bytes;
+    this.#heldTotal += cost;
   }
 
   #drop(repository: string): void {
@@ -147,7 +156,7 @@ export class PendingDrafts<H> {
     else this.#perRepository.delete(repository);
   }
 
-  /** Drafts of a repository handed in and not yet gone on with, or being pushed (writing). */
+  /** Writes of a repository handed in and not yet gone on with, or being pushed (writing). */
   handedIn(repository: string): number {
     return this.#perRepository.get(repository) ?? 0;
   }

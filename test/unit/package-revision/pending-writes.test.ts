@@ -1,4 +1,4 @@
-import { heldBytes, PendingDrafts } from "../../../capabilities/package-revision/pending-drafts";
+import { heldBytes, PendingWrites } from "../../../capabilities/package-revision/pending-writes";
 import type { PackageRevisionInfo } from "../../../lib/git";
 
 // Handed-in drafts keep their rendered files until their next reconcile: a tenant whose git
@@ -7,7 +7,7 @@ import type { PackageRevisionInfo } from "../../../lib/git";
 const never = new Promise<PackageRevisionInfo>(() => {});
 
 it("has room for a namespace's drafts up to its bound, and for others' up to the total", () => {
-  const drafts = new PendingDrafts<string>({ total: 250, perNamespace: 100 });
+  const drafts = new PendingWrites<string>({ total: 250, perNamespace: 100 });
   drafts.handIn("a/r1", "u1", "a/repo", "files", 60, never);
   expect(drafts.hasRoom("a/repo", 40)).toBe(true);
   expect(drafts.hasRoom("a/other", 41)).toBe(false); // the namespace's, whatever the repository
@@ -16,11 +16,11 @@ it("has room for a namespace's drafts up to its bound, and for others' up to the
   expect(drafts.hasRoom("c/repo", 91)).toBe(false); // the total
   drafts.forget("a/r1");
   expect(drafts.hasRoom("a/repo", 100)).toBe(true);
-  expect(drafts.heldBytes).toBe(100);
+  expect(drafts.held).toBe(100);
 });
 
 it("gives a settled draft's result to its next reconcile once, and only to the same object", async () => {
-  const drafts = new PendingDrafts<string>({ total: 1000, perNamespace: 1000 });
+  const drafts = new PendingWrites<string>({ total: 1000, perNamespace: 1000 });
   const woken: string[] = [];
   drafts.onSettled(key => woken.push(key));
   let land: (info: PackageRevisionInfo) => void = () => {};
@@ -32,7 +32,7 @@ it("gives a settled draft's result to its next reconcile once, and only to the s
   await Promise.resolve();
   expect(woken).toEqual(["a/r1"]);
   expect(drafts.take("a/r1", "other-uid")).toBeUndefined();
-  expect(drafts.heldBytes).toBe(0);
+  expect(drafts.held).toBe(0);
 });
 
 it("counts a draft's files as the heap holds them", () => {
