@@ -44,8 +44,7 @@ import { heldBytes } from "./pending-writes";
 import { heapBytes } from "../../lib/package-revision/render-statuses";
 import { keyOf } from "../../lib/controller/manager";
 import { mayHandIn, pendingDraftsOf, repositoryOf } from "./writers";
-
-type CreationSource = "init" | "clone" | "copy" | "upgrade";
+import type { CreationSource, RenderedSource } from "./rendered-source";
 
 interface SourceResult {
   creationSource: CreationSource;
@@ -224,16 +223,6 @@ export type SourceOutcome =
    * writers: the revision is reconciled again when the push settles (pending-writes.ts).
    */
   | { kind: "pushPending" };
-
-/** What a handed-in draft's reconcile keeps for the next one, which goes on once it landed. */
-export interface RenderedSource {
-  creationSource: CreationSource;
-  files: Record<string, string>;
-  renderStatus: RenderedPackage["renderStatus"];
-  verdict: RenderedPackage["verdict"];
-  conflicts?: MergeConflict[];
-  mutations?: SourceMutations;
-}
 
 /**
  * Runs the source once (guarded by status.creationSource): computes the files (with its

@@ -6,7 +6,7 @@ import type { Lifecycle } from "../../lib/package-revision";
 import type { OperatorContext } from "../context";
 import { draftsAwaitingSource, movesAwaiting } from "../shared/revision-cache";
 import { MOVE_BOUNDS, PendingWrites } from "./pending-writes";
-import type { RenderedSource } from "./source";
+import type { RenderedSource } from "./rendered-source";
 
 /** What a handed-in move is for: its landing is used only for the same spec it was made from. */
 export interface PlannedMove {
