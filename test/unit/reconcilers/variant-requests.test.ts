@@ -11,7 +11,17 @@ import {
 import { PACKAGE_VARIANT_FINALIZER } from "../../../lib/package-variant/ownership";
 import { packageRevisionObjectName } from "../../../lib/packages/naming";
 import { testOperator, type TestOperator } from "../../support/operator-context";
-import { configMap, current, labellingKptfile, NS, repositoryObject, seed } from "./fixtures";
+import { INJECTION_POINT } from "../../../bench/scenarios/fleet-fanout";
+import { ConfigMapKind } from "../../../lib/cluster/kinds";
+import {
+  configMap,
+  current,
+  kptfile,
+  labellingKptfile,
+  NS,
+  repositoryObject,
+  seed,
+} from "./fixtures";
 
 // The store refuses file URLs unless the operator allows them (lib/git/url-policy.ts).
 process.env.PORCH_PEPR_GIT_ALLOW_FILE = "true";
@@ -30,7 +40,12 @@ describe("one PackageVariant's creation", () => {
   afterEach(() => h.close());
 
   /** An upstream package "base" published as revision 1 of Repository "blueprints". */
-  async function publishedUpstream(): Promise<PackageRevision> {
+  async function publishedUpstream(
+    files: Record<string, string> = {
+      Kptfile: labellingKptfile("base"),
+      "cm.yaml": configMap("a"),
+    },
+  ): Promise<PackageRevision> {
     const repository = await seed(
       h.cluster,
       RepositoryKind,
@@ -40,10 +55,7 @@ describe("one PackageVariant's creation", () => {
     await store.open();
     const key = { packageName: "base", workspaceName: "v1" };
     const draft = await store.createNewDraft(key);
-    await draft.updateResources(
-      { Kptfile: labellingKptfile("base"), "cm.yaml": configMap("a") },
-      "init",
-    );
+    await draft.updateResources(files, "init");
     await draft.closeDraft();
     await store.updateLifecycle(key, "Proposed");
     await store.updateLifecycle(key, "Published");
@@ -78,6 +90,34 @@ describe("one PackageVariant's creation", () => {
   const writes = (calls: string[]) =>
     calls.filter(c => !c.startsWith("get ") && !c.startsWith("list "));
 
+  const draftKey = () => {
+    const [draft] = h.ctx.caches.revisions.cache.by("package", `${NS}/deployments/app`);
+    return `${NS}/${draft?.metadata?.name}`;
+  };
+
+  /** A variant's seven: its draft, event, files, render status, spec, status; its status. */
+  const sevenRequests = (draftName: string) => [
+    `create PackageRevision ${draftName}`,
+    "event PackageVariant ns/pv",
+    `apply PackageRevisionResources ${draftName}`,
+    `apply PackageRevisionResources ${draftName} (status)`,
+    `apply PackageRevision ${draftName}`,
+    `apply PackageRevision ${draftName} (status)`,
+    "patch PackageVariant ns/pv (status)",
+  ];
+
+  /** The variant, then its draft, and so on, as long as a reconcile writes something. */
+  async function untilQuiet(): Promise<string[]> {
+    const requests: string[] = [];
+    for (let turn = 0; turn < 6; turn++) {
+      const variant = await requestsOf(() => reconcilePackageVariant(`${NS}/pv`, h.ctx));
+      const revision = await requestsOf(() => reconcilePackageRevision(draftKey(), h.ctx));
+      requests.push(...variant, ...revision);
+      if (writes(variant).length + writes(revision).length === 0) break;
+    }
+    return requests;
+  }
+
   it("costs 7 API requests until the variant is Ready and nothing is left to do", async () => {
     await publishedUpstream();
     await seed(
@@ -95,18 +135,7 @@ describe("one PackageVariant's creation", () => {
     } as PackageVariant);
     await h.ctx.caches.revisions.ofPackage(NS); // the watch has primed the namespace
 
-    const requests: string[] = [];
-    const draftKey = () => {
-      const [draft] = h.ctx.caches.revisions.cache.by("package", `${NS}/deployments/app`);
-      return `${NS}/${draft?.metadata?.name}`;
-    };
-    // The variant, then its draft, and so on, as long as a reconcile writes something.
-    for (let turn = 0; turn < 6; turn++) {
-      const variant = await requestsOf(() => reconcilePackageVariant(`${NS}/pv`, h.ctx));
-      const revision = await requestsOf(() => reconcilePackageRevision(draftKey(), h.ctx));
-      requests.push(...variant, ...revision);
-      if (writes(variant).length + writes(revision).length === 0) break;
-    }
+    const requests = await untilQuiet();
 
     const pv = await current(h.cluster, PackageVariantKind, {
       metadata: { name: "pv", namespace: NS },
@@ -131,14 +160,98 @@ describe("one PackageVariant's creation", () => {
     // them before), and the variant's status is written once, Ready with the render status the
     // render kept (not first as waiting for the draft's source).
     const draftName = `${NS}/${draft.metadata?.name}`;
-    expect(requests).toEqual([
-      `create PackageRevision ${draftName}`,
-      "event PackageVariant ns/pv",
-      `apply PackageRevisionResources ${draftName}`,
-      `apply PackageRevisionResources ${draftName} (status)`,
-      `apply PackageRevision ${draftName}`,
-      `apply PackageRevision ${draftName} (status)`,
-      "patch PackageVariant ns/pv (status)",
-    ]);
+    expect(requests).toEqual(sevenRequests(draftName));
+  });
+
+  describe("a fleet variant (package context, a prepended mutator, an injected ConfigMap)", () => {
+    const injected = `get ConfigMap ${NS}/fleet-defaults`;
+    const porch = (calls: string[]) => calls.filter(c => !c.startsWith("get ConfigMap "));
+    const filesOf = async () =>
+      (
+        await current(h.cluster, PackageRevisionResourcesKind, {
+          metadata: { name: draftKey().split("/")[1], namespace: NS },
+        })
+      ).spec?.resources ?? {};
+
+    beforeEach(async () => {
+      h.cluster.serve(ConfigMapKind, { statusSubresource: false });
+      await publishedUpstream({
+        Kptfile: kptfile("base"),
+        "tenant-defaults.yaml": INJECTION_POINT,
+        "cm.yaml": configMap("a"),
+      });
+      await seed(
+        h.cluster,
+        RepositoryKind,
+        repositoryObject("deployments", await h.localRepository("deployments"), {
+          deployment: true,
+        }),
+      );
+      await seed(h.cluster, ConfigMapKind, {
+        metadata: { name: "fleet-defaults", namespace: NS },
+        data: { tier: "gold" },
+      });
+      await seed(h.cluster, PackageVariantKind, {
+        metadata: { name: "pv", namespace: NS, finalizers: [PACKAGE_VARIANT_FINALIZER] },
+        spec: {
+          upstream: { repo: "blueprints", package: "base", revision: "1" },
+          downstream: { repo: "deployments", package: "app" },
+          packageContext: { data: { region: "eu-west" } },
+          pipeline: {
+            mutators: [{ name: "fleet", image: "set-labels:v0.2", configMap: { fleet: "a" } }],
+          },
+          injectors: [{ kind: "ConfigMap", name: "fleet-defaults" }],
+        },
+      } as PackageVariant);
+      await h.ctx.caches.revisions.ofPackage(NS); // the watch has primed the namespace
+    });
+
+    it("costs the same 7 requests of the porch kinds as a plain variant", async () => {
+      const requests = await untilQuiet();
+
+      const pv = await current(h.cluster, PackageVariantKind, {
+        metadata: { name: "pv", namespace: NS },
+      });
+      expect(pv.status?.conditions?.find(c => c.type === "Ready")).toMatchObject({
+        status: "True",
+      });
+      const files = await filesOf();
+      expect(files["tenant-defaults.yaml"]).toContain("tier: gold");
+      expect(files["package-context.yaml"]).toContain("region: eu-west");
+      expect(files["cm.yaml"]).toContain("fleet: a");
+      const draft = await current(h.cluster, PackageRevisionKind, {
+        metadata: { name: draftKey().split("/")[1], namespace: NS },
+      });
+      // The injection's condition, stated by the source's one status apply.
+      expect(draft.status?.packageConditions).toEqual([
+        expect.objectContaining({
+          type: "config.injection.ConfigMap.tenant-defaults",
+          status: "True",
+        }),
+      ]);
+      // The variant's check confirms the injected ConfigMap is the version the source read
+      // (its one read) instead of reading the draft's files (a GET of the largest object), and
+      // the Kptfile's conditions go with the source's outcome instead of an apply of their own.
+      const draftName = draftKey();
+      expect(porch(requests)).toEqual(sevenRequests(draftName));
+      // One read by the source, to inject it, and one by each check of the variant (two: the
+      // last turn's, which finds nothing to do, confirms it too).
+      expect(requests.filter(c => c === injected)).toHaveLength(3);
+    });
+
+    it("reads the files and injects again once the injected ConfigMap changed", async () => {
+      await untilQuiet();
+      await h.cluster.patch(
+        ConfigMapKind,
+        { name: "fleet-defaults", namespace: NS },
+        { merge: { data: { tier: "platinum" } } },
+      );
+
+      const requests = await untilQuiet();
+
+      expect(requests).toContain(`get PackageRevisionResources ${draftKey()}`);
+      expect(requests).toContain(`apply PackageRevisionResources ${draftKey()}`);
+      expect((await filesOf())["tenant-defaults.yaml"]).toContain("tier: platinum");
+    });
   });
 });
