@@ -14,16 +14,8 @@ const INJECTED_DATA = { tier: "gold", owner: "bench-fleet" };
 const CONTEXT_KEY = "region";
 const LABEL = "bench.porch.kpt.dev/fleet";
 
-/** base-ns with an injection point: a ConfigMap the variant must fill (kpt.dev/config-injection). */
-export function injectableUpstream(upTo: number): DemoPackage {
-  const base = upstreamPackage(upTo);
-  return {
-    ...base,
-    revisions: base.revisions.map(r => ({
-      ...r,
-      files: {
-        ...r.files,
-        "tenant-defaults.yaml": `apiVersion: v1
+/** An injection point: a ConfigMap the variant must fill (kpt.dev/config-injection). */
+export const INJECTION_POINT = `apiVersion: v1
 kind: ConfigMap
 metadata:
   name: tenant-defaults
@@ -32,8 +24,16 @@ metadata:
     kpt.dev/config-injection: required
 data:
   tier: standard
-`,
-      },
+`;
+
+/** base-ns with the injection point. */
+export function injectableUpstream(upTo: number): DemoPackage {
+  const base = upstreamPackage(upTo);
+  return {
+    ...base,
+    revisions: base.revisions.map(r => ({
+      ...r,
+      files: { ...r.files, "tenant-defaults.yaml": INJECTION_POINT },
     })),
   };
 }

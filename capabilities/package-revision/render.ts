@@ -17,7 +17,12 @@ import type { ReconcileResult } from "../../lib/controller/work-queue";
 import { findCondition } from "../../lib/kubernetes/conditions";
 import { isGitStoreError, type ContentStore } from "../../lib/git";
 import { isPermanentError, PermanentError } from "../../lib/controller/permanent-error";
-import { isPublished, type RenderVerdict, type RevisionOutcome } from "../../lib/package-revision";
+import {
+  isPublished,
+  type PackageConditions,
+  type RenderVerdict,
+  type RevisionOutcome,
+} from "../../lib/package-revision";
 import {
   assertSafeFileNames,
   assertWithinContentLimits,
@@ -32,7 +37,7 @@ import { writeResources } from "../shared/package-resources";
 import { gitKey } from "../shared/git-key";
 import { rememberRenderStatus } from "../shared/render-statuses";
 import { kptfileState } from "../../lib/packages/kptfile-state";
-import { applyKptfileSpec, applyKptfileStatus, applyRenderStatus, MANAGER } from "./status";
+import { applyKptfileSpec, applyRenderStatus, MANAGER } from "./status";
 
 export const PUSH_ON_RENDER_FAILURE = "porch.kpt.dev/push-on-render-failure";
 
@@ -124,16 +129,18 @@ export async function writeRenderStatus(
 }
 
 /**
- * The Kptfile's readiness gates and package metadata (spec) and its conditions (status) surface
- * on the PackageRevision, where admission and the lifecycle controller check the gates. Run for
- * the files a render keeps, before the render is stated.
+ * The Kptfile's readiness gates and package metadata surface on the PackageRevision's spec,
+ * where admission and the lifecycle controller check the gates: applied when they differ. Run
+ * for the files a render keeps, before the render is stated; returns the Kptfile's conditions,
+ * which the render's outcome states (status.packageConditions), or undefined when nothing was
+ * kept.
  */
 export async function syncKptfile(
   ctx: OperatorContext,
   pr: PackageRevision,
   files: Record<string, string> | undefined,
-): Promise<void> {
-  if (!files) return;
+): Promise<PackageConditions | undefined> {
+  if (!files) return undefined;
   const state = kptfileState(files.Kptfile);
   const spec = { readinessGates: state.readinessGates, packageMetadata: state.packageMetadata };
   const current = {
@@ -141,8 +148,7 @@ export async function syncKptfile(
     packageMetadata: pr.spec?.packageMetadata ?? {},
   };
   if (!isDeepStrictEqual(spec, current)) await applyKptfileSpec(ctx, pr, spec);
-  if (!isDeepStrictEqual(state.packageConditions, pr.status?.packageConditions ?? []))
-    await applyKptfileStatus(ctx, pr, state.packageConditions);
+  return state.packageConditions;
 }
 
 /** Git refuses content only for what a retry cannot change (a missing Kptfile, a bad path). */
@@ -290,9 +296,9 @@ export async function reconcileRender(
       throw error;
     }
     if (kept) await commitRendered(pr, store, kept, verdict);
-    await syncKptfile(ctx, pr, kept);
+    const packageConditions = await syncKptfile(ctx, pr, kept);
     const observedPrrResourceVersion = written.metadata?.resourceVersion;
-    return { kind: "rendered", verdict, observedPrrResourceVersion };
+    return { kind: "rendered", verdict, observedPrrResourceVersion, packageConditions };
   } catch (error) {
     // Files git cannot take: the render stops for this version of the files and says why.
     if (!isPermanentError(error)) throw error;

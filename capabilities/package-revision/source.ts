@@ -340,13 +340,14 @@ async function finishSource(
     throw error;
   });
   if (rendered.mutations) noteSourceMutations(ctx, pr, rendered.mutations, observed);
-  await syncKptfile(ctx, pr, files);
+  const packageConditions = await syncKptfile(ctx, pr, files);
   const kptfile = readKptfile(files.Kptfile ?? "");
   return {
     kind: "created",
     lifecycle: (pr.spec?.lifecycle ?? "Draft") as Lifecycle,
     verdict,
     observedPrrResourceVersion: observed.metadata?.resourceVersion,
+    packageConditions,
     fields: {
       creationSource: rendered.creationSource,
       selfLock: lockOf(store.config.url, info),

@@ -21,7 +21,7 @@ import type { OperatorContext } from "../context";
  * states every field its manager owns, so a write by one never clears the fields of another (a
  * lifecycle write keeps render state). The core and render parts go in one apply under the
  * core manager: a step whose outcome concerns both (a new draft, rendered files git refused)
- * costs one request, not two.
+ * costs one request, not two, and a render's Kptfile conditions go with it.
  */
 export const MANAGER = FIELD_MANAGERS;
 
@@ -83,10 +83,11 @@ interface ControllerParts {
 }
 
 /**
- * Ready/Upgraded/Rendered, revision, publish info, locks, creationSource and the
- * PackageRevisionResources versions being / last rendered: every field of both parts, the
- * unchanged ones at their current value. observedGeneration moves only with the core part (a
- * render alone does not say the spec was acted on).
+ * Ready/Upgraded/Rendered, revision, publish info, locks, creationSource, the
+ * PackageRevisionResources versions being / last rendered and the rendered Kptfile's
+ * conditions: every field of both parts, the unchanged ones at their current value.
+ * observedGeneration moves only with the core part (a render alone does not say the spec was
+ * acted on).
  */
 function applyControllerStatus(
   ctx: OperatorContext,
@@ -105,9 +106,15 @@ function applyControllerStatus(
     creationSource: s.creationSource,
     renderingPrrResourceVersion: s.renderingPrrResourceVersion,
     observedPrrResourceVersion: s.observedPrrResourceVersion,
+    // Stated at every apply, as every field of this manager: a revision an earlier version
+    // wrote has them under the Kptfile manager, and this (forced) apply takes them over.
+    packageConditions: s.packageConditions,
     ...fields.render,
     ...fields.core,
   };
+  // No conditions where there were none: nothing to own.
+  if (merged.packageConditions?.length === 0 && s.packageConditions === undefined)
+    merged.packageConditions = undefined;
   // Rendered before Ready, as a render precedes what it makes ready.
   const updates = [...(conditions.render ?? []), ...(conditions.core ?? [])];
   const stated = conditionsOf(pr, ["core", "render"], updates, ctx.now());
@@ -140,15 +147,6 @@ export async function stateOutcome(
   const fields = revisionFields(outcome);
   if (!fields.render && !conditions.render && !fields.core && !conditions.core) return undefined;
   return applyControllerStatus(ctx, pr, { fields, conditions });
-}
-
-/** Kptfile-derived state: the package's own conditions (e.g. config injection). */
-export function applyKptfileStatus(
-  ctx: OperatorContext,
-  pr: PackageRevision,
-  packageConditions: Status["packageConditions"],
-) {
-  return apply(ctx, pr, { packageConditions: packageConditions ?? [] }, MANAGER.kptfile);
 }
 
 /** Kptfile-derived spec: readiness gates and package metadata (the Kptfile is their source). */

@@ -1,15 +1,23 @@
 import { PackageRevision, PackageRevisionResources, PackageVariantKind } from "../../crd-types";
 import { keyOf } from "../../lib/controller/manager";
 import { errorMessage } from "../../lib/errors";
-import { MutationChecks, mutatesAtSource, sourceMutationsOwner } from "../../lib/package-variant";
+import {
+  MutationChecks,
+  mutatesAtSource,
+  sourceMutationsOwner,
+  type InjectionReads,
+} from "../../lib/package-variant";
 import type { OperatorContext } from "../context";
 import { mutated, variantSpecProblems } from "../shared/variant-mutations";
 
 /** The source's files, and the variant whose mutations they carry (none: left to the variant). */
 export interface SourceMutations {
   files: Record<string, string>;
-  /** The variant's UID and generation, when its mutations were applied and injected nothing. */
-  appliedBy?: { uid?: string; generation?: number };
+  /**
+   * The variant's UID and generation when its mutations were applied, and the injected objects
+   * they read at their versions (unset when one could not be read: the check reads the files).
+   */
+  appliedBy?: { uid?: string; generation?: number; reads: InjectionReads };
 }
 
 /**
@@ -35,13 +43,11 @@ export async function withVariantMutations(
   if (!pv || !mutatesAtSource(pr, pv)) return { files };
   if ((await variantSpecProblems(ctx, pv)).length > 0) return { files };
   try {
-    const { result, injected } = await mutated(ctx, pv, pr, files);
-    // Injected objects are watched from the variant's check, which reads them: it runs then.
+    const { result, injected, fetched } = await mutated(ctx, pv, pr, files);
+    // The variant's check watches the injected objects (it says which, from these reads).
     const { uid, generation } = pv.metadata ?? {};
-    return {
-      files: result.files,
-      ...(injected.length === 0 && { appliedBy: { uid, generation } }),
-    };
+    const reads = MutationChecks.reads(injected, fetched);
+    return { files: result.files, ...(reads && { appliedBy: { uid, generation, reads } }) };
   } catch (error) {
     ctx.log.debug(`${pr.metadata?.name}: mutations left to its variant: ${errorMessage(error)}`);
     return { files };
@@ -50,9 +56,11 @@ export async function withVariantMutations(
 
 /**
  * Once the mutated files are written (`written`, with its render status): the variant's check
- * of this version of the files, at this generation of the variant, has nothing to change, so
- * it need not read them (lib/package-variant/mutation-checks.ts). An edit of the files since,
- * or a new generation of the variant, has another stamp: the check reads and mutates again.
+ * of this version of the files, at this generation of the variant, with the injected objects
+ * at the versions the source read, has nothing to change, so it need not read the files
+ * (lib/package-variant/mutation-checks.ts). An edit of the files since, a new generation of the
+ * variant or an injected object changed since has another stamp: the check reads and mutates
+ * again.
  * Kept in this process, as the check's own findings are: after a restart the check reads once.
  */
 export function noteSourceMutations(
@@ -66,5 +74,5 @@ export function noteSourceMutations(
     { metadata: mutations.appliedBy },
     written.metadata?.resourceVersion,
   );
-  ctx.caches.mutationChecks.record(keyOf(pr), stamp, true);
+  ctx.caches.mutationChecks.record(keyOf(pr), stamp, true, mutations.appliedBy.reads);
 }

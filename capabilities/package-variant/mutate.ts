@@ -16,7 +16,7 @@ import {
 } from "../../lib/package-variant";
 import type { OperatorContext } from "../context";
 import { writeResources } from "../shared/package-resources";
-import { mutated } from "../shared/variant-mutations";
+import { mutated, readAgain } from "../shared/variant-mutations";
 import { contentOf } from "../shared/revision-content";
 import { createDraft } from "./revisions";
 import { noteRenderStatus } from "./status";
@@ -56,15 +56,23 @@ export async function checkMutations(
 ): Promise<MutationOutcome> {
   const checks = ctx.caches.mutationChecks;
   const revision = keyOf(step.downstream);
-  // The watch knows the files' version: unchanged since a check that found nothing, no read.
+  // The watch knows the files' version: unchanged since a check that found nothing (or since
+  // the source applied the same mutations), and the injected objects it read unchanged, no read.
   const watched = ctx.caches.resources.named(refOf(step.downstream))?.metadata?.resourceVersion;
-  if (checks.unchanged(revision, MutationChecks.stamp(pv, watched)))
-    return { decision: decideMutations(step, false), injected: [], resourcesVersion: watched };
+  const known = checks.toConfirm(revision, MutationChecks.stamp(pv, watched));
+  if (
+    known &&
+    (known.read.length === 0 || MutationChecks.same(known, await readAgain(ctx, known.read)))
+  ) {
+    const unchanged = decideMutations(step, false);
+    return { decision: unchanged, injected: known.watched, resourcesVersion: watched };
+  }
   const prr = await resourcesOf(ctx, step.downstream);
   noteRenderStatus(ctx, step.downstream, prr);
-  const { result, injected } = await mutated(ctx, pv, step.downstream, prr.spec?.resources ?? {});
+  const files = prr.spec?.resources ?? {};
+  const { result, injected, fetched } = await mutated(ctx, pv, step.downstream, files);
   const stamp = MutationChecks.stamp(pv, prr.metadata?.resourceVersion);
-  checks.record(revision, stamp, !result.changed && injected.length === 0);
+  checks.record(revision, stamp, !result.changed, MutationChecks.reads(injected, fetched));
   const decision = decideMutations(step, result.changed);
   let resourcesVersion = prr.metadata?.resourceVersion;
   if (decision.writeTo) {

@@ -5,8 +5,9 @@ import type { Condition, ConditionInput } from "../kubernetes/conditions";
 import type { ApprovalPolicyReason } from "../packages/approval-policy";
 
 /**
- * The parts of the status that hold conditions (the Kptfile manager writes packageConditions).
- * The core and render parts are applied together, under the core field manager.
+ * The parts of the status that hold conditions. The core and render parts are applied together,
+ * under the core field manager (the render part also states the Kptfile's conditions as
+ * packageConditions, a field of their own: see RenderFields).
  */
 export type ConditionManager = "core" | "render" | "approval";
 

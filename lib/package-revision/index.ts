@@ -34,6 +34,7 @@ export {
   revisionFields,
   type CoreFields,
   type ManagedFields,
+  type PackageConditions,
   type RenderFields,
   type RenderVerdict,
   type RevisionOutcome,

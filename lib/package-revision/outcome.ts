@@ -29,11 +29,17 @@ export type CoreFields = Pick<
   | "creationSource"
 >;
 
-/** The status fields the render manager owns (its condition aside). */
+/**
+ * The status fields of the render half (its condition aside): the versions being / last
+ * rendered, and the conditions of the rendered Kptfile (part of what the render made).
+ */
 export type RenderFields = Pick<
   Status,
-  "renderingPrrResourceVersion" | "observedPrrResourceVersion"
+  "renderingPrrResourceVersion" | "observedPrrResourceVersion" | "packageConditions"
 >;
+
+/** The Kptfile's status.conditions, as status.packageConditions states them. */
+export type PackageConditions = NonNullable<Status["packageConditions"]>;
 
 export interface ManagedFields {
   core?: Partial<CoreFields>;
@@ -53,8 +59,16 @@ export type RevisionOutcome =
   | { kind: "failed"; reason: CauseReason; message: string }
   /** The source made no draft: neither Ready nor Rendered, for the same reason. */
   | { kind: "sourceFailed"; reason: CauseReason; message: string }
-  /** The files of `observedPrrResourceVersion` were rendered (and committed when kept). */
-  | { kind: "rendered"; verdict: RenderVerdict; observedPrrResourceVersion?: string }
+  /**
+   * The files of `observedPrrResourceVersion` were rendered (and committed when kept, then with
+   * their Kptfile's conditions).
+   */
+  | {
+      kind: "rendered";
+      verdict: RenderVerdict;
+      observedPrrResourceVersion?: string;
+      packageConditions?: PackageConditions;
+    }
   /** Files git cannot take: not Rendered and not Ready until they change. */
   | {
       kind: "uncommittable";
@@ -68,6 +82,8 @@ export type RevisionOutcome =
       lifecycle: Lifecycle;
       verdict: RenderVerdict;
       observedPrrResourceVersion?: string;
+      /** The conditions of the draft's Kptfile. */
+      packageConditions?: PackageConditions;
       fields: Required<Pick<CoreFields, "creationSource" | "revision">> &
         Pick<CoreFields, "selfLock" | "upstreamLock">;
       /** Set for an upgrade: the fields both sides changed (upstream won). */
@@ -156,6 +172,17 @@ export function revisionConditions(outcome: RevisionOutcome): ManagedConditions 
   }
 }
 
+/**
+ * What a render made, as the render half states it: the version rendered, and the Kptfile's
+ * conditions when the render kept files (none kept: the conditions stay as they are).
+ */
+function renderResult(
+  outcome: Extract<RevisionOutcome, { kind: "rendered" | "created" }>,
+): Partial<RenderFields> {
+  const { observedPrrResourceVersion, packageConditions } = outcome;
+  return { observedPrrResourceVersion, ...(packageConditions && { packageConditions }) };
+}
+
 /** The status fields (conditions aside) each field manager states for `outcome`. */
 export function revisionFields(outcome: RevisionOutcome): ManagedFields {
   switch (outcome.kind) {
@@ -165,17 +192,14 @@ export function revisionFields(outcome: RevisionOutcome): ManagedFields {
     case "sourceFailed":
       return { core: {} };
     case "rendered":
-      return { render: { observedPrrResourceVersion: outcome.observedPrrResourceVersion } };
+      return { render: renderResult(outcome) };
     case "uncommittable":
       return {
         render: { observedPrrResourceVersion: outcome.observedPrrResourceVersion },
         core: {},
       };
     case "created":
-      return {
-        render: { observedPrrResourceVersion: outcome.observedPrrResourceVersion },
-        core: outcome.fields,
-      };
+      return { render: renderResult(outcome), core: outcome.fields };
     case "inGit":
       return { core: outcome.fields.revision > 0 ? outcome.fields : {} };
     default: {

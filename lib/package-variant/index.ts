@@ -1,7 +1,7 @@
 // Public API of the framework-free PackageVariant logic (docs/package-variants.md). The capability
 // fetches and writes; everything here is pure.
 export { MutationError } from "./errors";
-export { MutationChecks } from "./mutation-checks";
+export { MutationChecks, NOTHING_INJECTED, type InjectionReads } from "./mutation-checks";
 export { applyPackageContext } from "./package-context";
 export {
   applyPipeline,

@@ -79,6 +79,70 @@ describe("status writers: one apply per outcome", () => {
     ]);
   });
 
+  describe("the rendered Kptfile's conditions (status.packageConditions)", () => {
+    const injected = [{ type: "config.injection.ConfigMap.db", status: "True" }];
+    const rendered = (packageConditions: typeof injected): RevisionOutcome => ({
+      kind: "rendered",
+      verdict: { ok: true, functions: 1 },
+      observedPrrResourceVersion: "5",
+      packageConditions,
+    });
+    /** What each status apply stated as packageConditions, by manager. */
+    const statedBy = (apply: jest.SpyInstance) =>
+      apply.mock.calls
+        .filter(([, , , options]) => (options as { status?: boolean } | undefined)?.status)
+        .map(([, obj, manager]) => ({
+          manager,
+          packageConditions: (obj as PackageRevision).status?.packageConditions,
+        }));
+
+    it("go with the render's outcome, in its one apply under the core manager", async () => {
+      const pr = await seed(h.cluster, PackageRevisionKind, structuredClone(draft));
+      const apply = jest.spyOn(h.cluster, "apply");
+      await stateOutcome(h.ctx, pr, rendered(injected));
+      expect(statedBy(apply)).toEqual([
+        { manager: FIELD_MANAGERS.core, packageConditions: injected },
+      ]);
+    });
+
+    // A revision an earlier version wrote has them under the Kptfile manager: every apply of
+    // the core manager states them (and takes them over), so none drops them.
+    it.each(outcomes.map(o => [o.kind, o]))(
+      "are stated at their value by an apply of %s that does not change them",
+      async (_kind, outcome) => {
+        const pr = await seed(h.cluster, PackageRevisionKind, {
+          ...structuredClone(draft),
+          status: { packageConditions: injected },
+        });
+        const apply = jest.spyOn(h.cluster, "apply");
+        await stateOutcome(h.ctx, pr, outcome as RevisionOutcome);
+        await applyRenderStatus(h.ctx, pr, { renderingPrrResourceVersion: "7" });
+        expect(statedBy(apply)).toEqual([
+          { manager: FIELD_MANAGERS.core, packageConditions: injected },
+          { manager: FIELD_MANAGERS.core, packageConditions: injected },
+        ]);
+      },
+    );
+
+    it("are emptied by a render of a Kptfile that has none, and not stated where there were none", async () => {
+      const pr = await seed(h.cluster, PackageRevisionKind, {
+        ...structuredClone(draft),
+        status: { packageConditions: injected },
+      });
+      await stateOutcome(h.ctx, pr, rendered([]));
+      expect(pr.status?.packageConditions).toEqual([]);
+      const fresh = await seed(h.cluster, PackageRevisionKind, {
+        ...structuredClone(draft),
+        metadata: { ...draft.metadata, name: "repo.app.v2" },
+      });
+      const apply = jest.spyOn(h.cluster, "apply");
+      await stateOutcome(h.ctx, fresh, rendered([]));
+      expect(statedBy(apply)).toEqual([
+        { manager: FIELD_MANAGERS.core, packageConditions: undefined },
+      ]);
+    });
+  });
+
   it("refuses, at compile time, a condition its manager does not own", () => {
     // Ready through the render writer (to be dropped by that writer's next apply) does not
     // compile: `npx tsc -p tsconfig.test.json` fails when this line stops being an error.
