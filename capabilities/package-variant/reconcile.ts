@@ -40,6 +40,8 @@ interface StepResult {
   renderFailed?: string;
   /** A draft whose current files have not been rendered yet. */
   renderPending?: string;
+  /** A downstream being published: nothing new to say of it. */
+  publishing?: string;
 }
 
 /**
@@ -55,10 +57,16 @@ async function executeStep(
   pv: PackageVariant,
   step: DownstreamStep,
 ): Promise<StepResult> {
-  const { failure, pending, unavailable, upstreamUnknown } = stepVerdict(step);
+  const { failure, pending, unavailable, upstreamUnknown, publishing } = stepVerdict(step);
   if (failure) throw new MutationError(failure);
   const result = await runStep(ctx, pv, step);
-  return { ...result, pending: result.pending ?? pending, unavailable, upstreamUnknown };
+  return {
+    ...result,
+    pending: result.pending ?? pending,
+    unavailable,
+    upstreamUnknown,
+    publishing,
+  };
 }
 
 async function runStep(
@@ -193,6 +201,7 @@ export async function reconcilePackageVariant(
       if (result.pending) outcome.pending.push(result.pending);
       if (result.unavailable) (outcome.unavailable ??= []).push(result.unavailable);
       if (result.upstreamUnknown) (outcome.upstreamUnknown ??= []).push(result.upstreamUnknown);
+      if (result.publishing) (outcome.publishing ??= []).push(result.publishing);
       if (result.renderFailed) (outcome.renderFailed ??= []).push(result.renderFailed);
       if (result.renderPending) {
         outcome.pending.push(result.renderPending);
@@ -212,7 +221,8 @@ export async function reconcilePackageVariant(
     }
   }
   variants.setInjected(key, injected);
-  // A new or changed variant's news is its draft made, not that it waits for the draft's source.
+  // A new or changed variant's news is its draft made, not that it waits for the draft's source;
+  // a publish in flight is no news at all.
   if (!statusWaits(pv.status, pv.metadata?.generation, outcome))
     await writeVariantStatus(ctx, pv, outcome);
   if (transient) throw transient;

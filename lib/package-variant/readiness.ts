@@ -19,6 +19,8 @@ export interface VariantOutcome {
   renderFailed?: string[];
   /** Downstreams without an upstream lock: their upstream revision is unknown, never upgraded. */
   upstreamUnknown?: string[];
+  /** Downstreams asked to be published and not numbered yet: Ready is left as it was. */
+  publishing?: string[];
   /** The downstream revisions this variant manages now (status.downstreamTargets). */
   targets: string[];
 }
@@ -33,6 +35,7 @@ export function stepVerdict(step: DownstreamStep): {
   pending?: string;
   unavailable?: string;
   upstreamUnknown?: string;
+  publishing?: string;
 } {
   switch (step.kind) {
     case "error":
@@ -40,8 +43,8 @@ export function stepVerdict(step: DownstreamStep): {
     case "wait":
       if (step.failed) return { failure: step.message };
       if (step.unavailable) return { unavailable: step.message };
-      // A publish in flight leaves Ready as it was: two status writes per publish saved.
-      return step.publishing ? {} : { pending: step.message };
+      // A publish in flight is no news (statusWaits): two status writes per publish saved.
+      return step.publishing ? { publishing: step.message } : { pending: step.message };
     case "createClone":
     case "createUpgrade":
       return { pending: sourcePendingMessage(step.target) };
@@ -138,16 +141,15 @@ export function statusWaits(
     !outcome.unavailable?.length &&
     !outcome.renderFailed?.length &&
     !outcome.upstreamUnknown?.length;
-  const awaitingSource = outcome.targets.map(sourcePendingMessage);
+  if (!quiet) return false;
+  // A publish in flight and nothing else: the move is the revision's, and its content (with
+  // the variant's mutations) is what the last status spoke of. A refused publish is a failure.
+  if (outcome.pending.length === 0) return (outcome.publishing?.length ?? 0) > 0;
   const observed = status?.observedGeneration;
   const notOfThisGeneration =
     observed === undefined
       ? !status?.conditions?.length
       : generation !== undefined && observed < generation;
-  return (
-    notOfThisGeneration &&
-    quiet &&
-    outcome.pending.length > 0 &&
-    outcome.pending.every(message => awaitingSource.includes(message))
-  );
+  const awaitingSource = outcome.targets.map(sourcePendingMessage);
+  return notOfThisGeneration && outcome.pending.every(message => awaitingSource.includes(message));
 }

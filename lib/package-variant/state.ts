@@ -110,11 +110,19 @@ function sourcePending(
     ready?.status === "False" && ready.reason === "Unavailable"
       ? { message: `${message}: ${ready.message}`, unavailable: true as const }
       : { message };
-  if (publishing(pr))
-    return {
-      ...waiting(`waiting for PackageRevision "${nameOf(pr)}" to be published`),
-      publishing: true,
-    };
+  if (publishing(pr)) {
+    const message = `waiting for PackageRevision "${nameOf(pr)}" to be published`;
+    // Refused at this generation (readiness gates unmet, a move not allowed, git's refusal):
+    // it stays unpublished until someone changes it, and the variant says so.
+    if (
+      ready?.status === "False" &&
+      ready.observedGeneration === pr.metadata?.generation &&
+      ready.reason !== "Unavailable" &&
+      ready.reason !== "Pending"
+    )
+      return { message: `${message}: ${ready.message}`, failed: true };
+    return { ...waiting(message), publishing: true };
+  }
   if (!pr.spec?.source || pr.status?.creationSource || isPublished(pr.spec?.lifecycle))
     return undefined;
   const message = sourcePendingMessage(nameOf(pr));

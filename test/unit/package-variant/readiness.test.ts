@@ -87,7 +87,12 @@ describe("Ready means an up-to-date draft exists", () => {
     });
     const [step] = stepsOf([proposal]);
     expect(step).toMatchObject({ kind: "wait", publishing: true });
-    expect(stepVerdict(step)).toEqual({});
+    const message = 'waiting for PackageRevision "edge01.nginx.packagevariant-1" to be published';
+    expect(stepVerdict(step)).toEqual({ publishing: message });
+    // No news: the status is left as it was, whatever it said.
+    expect(
+      statusWaits(undefined, 1, { errors: [], pending: [], publishing: [message], targets: [] }),
+    ).toBe(true);
     // A git server down for the publish is still said.
     proposal.status = {
       conditions: [
@@ -101,6 +106,33 @@ describe("Ready means an up-to-date draft exists", () => {
       ],
     };
     expect(stepVerdict(stepsOf([proposal])[0]).unavailable).toMatch(/to be published: down$/);
+  });
+
+  it("is False (Error) when its downstream's publish was refused at this generation", () => {
+    const refused = revision({
+      ws: "packagevariant-1",
+      lifecycle: "Published",
+      lockRef: "nginx/v2",
+    });
+    refused.metadata = { ...refused.metadata, generation: 3 };
+    const ready = (observedGeneration: number) => ({
+      type: "Ready",
+      status: "False",
+      reason: "Failed",
+      message: "readiness gates not met: config.injection.ConfigMap.settings",
+      observedGeneration,
+      lastTransitionTime: "",
+    });
+    refused.status = { conditions: [ready(3)] };
+    const verdict = stepVerdict(stepsOf([refused])[0]);
+    expect(verdict.failure).toBe(
+      'waiting for PackageRevision "edge01.nginx.packagevariant-1" to be published: readiness gates not met: config.injection.ConfigMap.settings',
+    );
+    // Said of an earlier generation: this one's publish is still to be tried.
+    refused.status = { conditions: [ready(2)] };
+    expect(stepVerdict(stepsOf([refused])[0])).toEqual({
+      publishing: 'waiting for PackageRevision "edge01.nginx.packagevariant-1" to be published',
+    });
   });
 
   it("is True only with no failure and nothing pending; an error outranks pending", () => {
@@ -201,6 +233,20 @@ describe("statusWaits: a new or changed variant's news is its draft made", () =>
     expect(statusWaits({ observedGeneration: 1 }, 1, awaiting)).toBe(false);
     expect(statusWaits({ observedGeneration: 2 }, 2, awaiting)).toBe(false);
     expect(statusWaits({ conditions: [{ type: "Ready" }] }, 1, awaiting)).toBe(false);
+  });
+
+  it("writes a publish in flight beside any other news", () => {
+    const publishing = ["waiting for x to be published"];
+    expect(
+      statusWaits({ observedGeneration: 2 }, 2, { ...awaiting, pending: [], publishing }),
+    ).toBe(true);
+    expect(statusWaits(undefined, 2, { ...awaiting, pending: [], publishing, errors: ["e"] })).toBe(
+      false,
+    );
+    const rendering = `waiting for PackageRevision "${target}" to render its current resources`;
+    expect(statusWaits(undefined, 2, { ...awaiting, pending: [rendering], publishing })).toBe(
+      false,
+    );
   });
 
   it("writes any other news: ready, a failure, a render pending, stalled", () => {
