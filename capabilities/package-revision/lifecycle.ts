@@ -142,8 +142,11 @@ export async function reconcileLifecycle(
   if (handedIn?.state === "failed") return moveFailure(handedIn.error);
   let info = handedIn?.state === "landed" ? handedIn.info : await currentInfo(store, pr);
   if (!info) {
-    // Its source has not produced content yet (or failed: status says).
-    if (pr.spec?.source) return { kind: "unchanged" };
+    // Its source has not produced content yet (or failed: status says). Once it has, a
+    // revision git lacks (its branch deleted there) is said to be missing, at this generation:
+    // left unstated, its move would count as on its way for good (revision-cache.ts), and each
+    // push of its repository would wait the whole linger for it.
+    if (pr.spec?.source && !pr.status?.creationSource) return { kind: "unchanged" };
     return fail(
       `package revision ${pr.spec?.packageName}/${pr.spec?.workspaceName} not found in git`,
     );

@@ -117,7 +117,7 @@ describe("Ready means an up-to-date draft exists", () => {
     refused.metadata = { ...refused.metadata, generation: 3 };
     const ready = (observedGeneration: number) => ({
       type: "Ready",
-      status: "False",
+      status: "False" as const,
       reason: "Failed",
       message: "readiness gates not met: config.injection.ConfigMap.settings",
       observedGeneration,

@@ -16,6 +16,7 @@ import { testOperator, type TestOperator } from "../../support/operator-context"
 import {
   current,
   draftOnItsWay,
+  draftRevision,
   kptfile,
   NS,
   renderedDraft,
@@ -297,5 +298,31 @@ describe("publishes of one repository asked at once", () => {
       expect(stated.status?.revision).toBe(1);
       expect(condition(stated, "Ready")).toMatchObject({ message: "Published in git" });
     }
+  });
+});
+
+describe("a move of a revision git does not hold", () => {
+  let h: TestOperator;
+  beforeEach(async () => (h = await testOperator()));
+  afterEach(() => h.close());
+
+  it("waits while its source has not run, and fails once it has (so it is not on its way for good)", async () => {
+    const d = await draftRevision(h, { Kptfile: kptfile("app") });
+    const gone: PackageRevision = {
+      metadata: { name: "repo.gone.v1", namespace: NS, generation: 2 },
+      spec: {
+        repository: "repo",
+        packageName: "gone",
+        workspaceName: "v1",
+        lifecycle: "Proposed",
+        source: { type: "init" },
+      },
+    } as PackageRevision;
+    expect(await reconcileLifecycle(h.ctx, gone, d.store)).toEqual({ kind: "unchanged" });
+    gone.status = { creationSource: "init" };
+    expect(await reconcileLifecycle(h.ctx, gone, d.store)).toMatchObject({
+      kind: "failed",
+      message: "package revision gone/v1 not found in git",
+    });
   });
 });
