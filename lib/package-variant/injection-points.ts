@@ -12,6 +12,7 @@ import {
 } from "../krm/documents";
 import { getPath, plain } from "../krm/nodes";
 import type { PackageFiles } from "../kpt/types";
+import { createHash } from "node:crypto";
 import { ByteLru } from "../byte-lru";
 import { MutationError } from "./errors";
 
@@ -76,21 +77,44 @@ function versionOf(apiVersion: string): string {
 type FileScan = { points: InjectionPoint[]; problems: string[] } | { error: string };
 
 /**
- * Scans by file path and text, process-wide and bounded by the texts' size: a variant's files
- * are scanned at every reconcile of it and of its drafts (planning what to fetch, checking its
- * mutations, injecting), the same texts again and again; the scan parses every KRM file, and
- * was three parses in five of a variant's fan-out. The results are plain data, so sharing one
- * cannot leak an edit.
+ * Scans by file path and text, process-wide and bounded: a variant's files are scanned at every
+ * reconcile of it and of its drafts (planning what to fetch, checking its mutations,
+ * injecting), the same texts again and again; the scan parses every KRM file, and was three
+ * parses in five of a variant's fan-out. Keyed by the text's SHA-256 (not the text, which would
+ * be kept alive), counted by what a scan holds; frozen, so a caller cannot change what another
+ * tenant's reconcile is given.
  */
 const scans = new ByteLru<FileScan>(4 * 1024 * 1024);
 
+/** What one kept scan takes: its key, each point's fields, each problem's text. */
+function scanBytes(key: string, scan: FileScan): number {
+  if ("error" in scan) return 2 * (key.length + scan.error.length) + 64;
+  let bytes = 2 * key.length + 64;
+  for (const point of scan.points)
+    bytes +=
+      160 +
+      2 * (point.file.length + point.apiVersion.length + point.kind.length) +
+      4 * point.name.length;
+  for (const problem of scan.problems) bytes += 2 * problem.length + 32;
+  return bytes;
+}
+
 function scanFile(file: string, text: string): FileScan {
-  const key = `${file}\0${text}`;
+  const key = `${file}\0${createHash("sha256").update(text).digest("base64")}`;
   const known = scans.get(key);
   if (known !== undefined) return known;
-  const scan = parseAndScan(file, text);
-  scans.set(key, scan, 2 * key.length + 64);
+  const scan = deepFreeze(parseAndScan(file, text));
+  scans.set(key, scan, scanBytes(key, scan));
   return scan;
+}
+
+function deepFreeze(scan: FileScan): FileScan {
+  if (!("error" in scan)) {
+    for (const point of scan.points) Object.freeze(point);
+    Object.freeze(scan.points);
+    Object.freeze(scan.problems);
+  }
+  return Object.freeze(scan);
 }
 
 function parseAndScan(file: string, text: string): FileScan {

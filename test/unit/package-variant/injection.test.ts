@@ -350,6 +350,9 @@ describe("scanning for injection points", () => {
       expect(parse).toHaveBeenCalledTimes(3);
       expect(inject()).toEqual(first);
       expect(first["endpoints.yaml"]).toContain("url: https://edge");
+      // What is kept is shared by every reconcile (every tenant's): nobody may change it.
+      const [point] = planInjection(files, injectors, NAMESPACE).points;
+      expect(() => Object.assign(point, { name: "changed" })).toThrow(TypeError);
     }
   });
 });
