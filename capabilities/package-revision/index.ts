@@ -5,7 +5,7 @@ import { operator } from "../operator";
 import { onFunctionCatalogChange } from "../shared/function-catalog";
 import { concurrency } from "./config";
 import { reconcilePackageRevision } from "./reconcile";
-import { pendingDraftsOf, pendingMovesOf, writersComing } from "./writers";
+import { batchWaits, pendingDraftsOf, pendingMovesOf } from "./writers";
 
 /**
  * PackageRevision lifecycle: CRD as intent, git as content. Creates revisions from their source
@@ -37,7 +37,7 @@ export const packageRevisionController = manager.controller({
 // their way.
 pendingDraftsOf(operator).onSettled(key => packageRevisionController.add(key));
 pendingMovesOf(operator).onSettled(key => packageRevisionController.add(key));
-operator.stores.writersComing = (namespace, name) => writersComing(operator, namespace, name);
+operator.stores.writersComing = (namespace, name) => batchWaits(operator, namespace, name);
 operator.stores.othersActive = namespace =>
   packageRevisionController.othersActive?.(namespace) ?? false;
 

@@ -117,7 +117,7 @@ async function move(
   }
   try {
     // Counted, it is subtracted while it pushes: the push does not wait for its own writer.
-    return await (counted ? registry.writing(repositoryOf(pr), update()) : update());
+    return await registry.writing(repositoryOf(pr), update(), counted);
   } catch (error) {
     return moveFailure(error);
   }

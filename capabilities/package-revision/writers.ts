@@ -62,6 +62,18 @@ export function writersComing(
 }
 
 /**
+ * Whether a batch of the repository's push waits for more writers (push-batch.ts, Linger):
+ * while writers are on their way, and none waits for the push in a worker (those it would keep,
+ * and the writers on their way may be queued behind them).
+ */
+export function batchWaits(ctx: OperatorContext, namespace: string, repository: string): boolean {
+  const key = `${namespace}/${repository}`;
+  const { drafts, moves } = registriesOf(ctx);
+  if (drafts.awaited(key) + moves.awaited(key) > 0) return false;
+  return writersComing(ctx, namespace, repository);
+}
+
+/**
  * Whether `pr`'s write (costing `cost` in `registry`) is handed in rather than awaited: other
  * writers of its repository are on their way (besides `pr`, when it is counted among them), no
  * other namespace has work, and the registry has room. Handed in only while no other namespace

@@ -7,7 +7,11 @@ import {
   runLifecycle,
 } from "../../../capabilities/package-revision/reconcile";
 import { condition } from "../../../capabilities/package-revision/status";
-import { pendingMovesOf, writersComing } from "../../../capabilities/package-revision/writers";
+import {
+  batchWaits,
+  pendingMovesOf,
+  writersComing,
+} from "../../../capabilities/package-revision/writers";
 import { PackageRevision, PackageRevisionKind, RepositoryKind } from "../../../crd-types";
 import { refOf } from "../../../lib/cluster/port";
 import { GitStoreError, type ContentStore, type PackageRevisionInfo } from "../../../lib/git";
@@ -273,7 +277,7 @@ describe("publishes of one repository asked at once", () => {
       existsSync(pushLog) ? readFileSync(pushLog, "utf8").split("\n").filter(Boolean).length : 0;
     const { store, revisions } = await proposals(pushLog);
     // The operator's wiring (capabilities/package-revision/index.ts): the batch asks the cache.
-    h.ctx.stores.writersComing = (namespace, name) => writersComing(h.ctx, namespace, name);
+    h.ctx.stores.writersComing = (namespace, name) => batchWaits(h.ctx, namespace, name);
     const asked: PackageRevision[] = [];
     for (const pr of revisions) asked.push(await ask(h, pr, "Published"));
     const before = pushes();
@@ -324,5 +328,26 @@ describe("a move of a revision git does not hold", () => {
       kind: "failed",
       message: "package revision gone/v1 not found in git",
     });
+  });
+});
+
+describe("a repository's push while one of its writes waits in a worker", () => {
+  let h: TestOperator;
+  beforeEach(async () => (h = await testOperator()));
+  afterEach(() => h.close());
+
+  it("does not linger for the writers on their way (they may be queued behind that worker)", async () => {
+    await draftOnItsWay(h);
+    expect(writersComing(h.ctx, NS, "repo")).toBe(true);
+    expect(batchWaits(h.ctx, NS, "repo")).toBe(true);
+    let land = () => {};
+    const push = new Promise<void>(resolve => (land = resolve));
+    const awaited = pendingMovesOf(h.ctx).writing(`${NS}/repo`, push, false);
+    expect(batchWaits(h.ctx, NS, "repo")).toBe(false);
+    // Others are still on their way: only the lingering stops.
+    expect(writersComing(h.ctx, NS, "repo")).toBe(true);
+    land();
+    await awaited;
+    expect(batchWaits(h.ctx, NS, "repo")).toBe(true);
   });
 });
