@@ -1,4 +1,4 @@
-import { kptfileState } from "../../../lib/packages/kptfile-state";
+import { CONDITION_BOUNDS, kptfileState } from "../../../lib/packages/kptfile-state";
 import { unmetReadinessGates } from "../../../lib/package-revision";
 
 const kptfile = `apiVersion: kpt.dev/v1
@@ -48,5 +48,28 @@ describe("kptfileState: what the Kptfile tells the PackageRevision", () => {
     const empty = { readinessGates: [], packageMetadata: {}, packageConditions: [] };
     expect(kptfileState(": : [")).toEqual(empty);
     expect(kptfileState(undefined)).toEqual(empty);
+  });
+});
+
+describe("the Kptfile's conditions a revision's status carries", () => {
+  it("are at most CONDITION_BOUNDS.count, each field cut to its bound", () => {
+    // The attacker's Kptfile: one condition with a 100 KB message, aliased a hundred times.
+    const kptfile = [
+      "apiVersion: kpt.dev/v1",
+      "kind: Kptfile",
+      "metadata:",
+      "  name: app",
+      "status:",
+      "  conditions:",
+      `  - &c {type: T, status: "True", reason: ${"r".repeat(2000)}, message: ${"m".repeat(100_000)}}`,
+      ...Array.from({ length: 99 }, () => "  - *c"),
+      "",
+    ].join("\n");
+    const { packageConditions } = kptfileState(kptfile);
+    expect(packageConditions).toHaveLength(CONDITION_BOUNDS.count);
+    expect(packageConditions[0].reason).toHaveLength(CONDITION_BOUNDS.reason);
+    expect(packageConditions[0].message).toHaveLength(CONDITION_BOUNDS.message);
+    expect(packageConditions[0].message?.endsWith("…")).toBe(true);
+    expect(JSON.stringify(packageConditions).length).toBeLessThan(400_000);
   });
 });
